@@ -1,0 +1,50 @@
+"""What every disruption shares: its name, its target, and the steps it records."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+from harness.observations import Step
+from harness.ports import Lab
+
+# The kebab-case names used everywhere: CLI, catalogue keys, pytest ids, evidence.
+NAMES: tuple[str, ...] = (
+    "pod-delete",
+    "node-restart",
+    "pod-spec-change",
+    "charm-pod-spec-change",
+    "resource-refresh",
+    "container-restart",
+    "charm-refresh",
+    "scale-down-up",
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a disruption acts on: units of one application (all of them when empty)."""
+
+    app: str
+    units: tuple[str, ...] = ()
+    container: str | None = None  # for container-restart
+    resource: str | None = None  # for resource-refresh: "name=image-reference"
+
+
+class Disruption(ABC):
+    """One disruption; ``apply`` drives the ports and returns its timed steps."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    # False for disruptions that need the live cluster or the probe charm's own config.
+    for_any_charm: ClassVar[bool] = True
+    # True when the disruption takes the node (and the controller) down.
+    takes_node_down: ClassVar[bool] = False
+
+    @abstractmethod
+    async def apply(self, lab: Lab, target: Target) -> tuple[Step, ...]: ...
+
+    @abstractmethod
+    def plan(self, lab_model: str, namespace: str, target: Target) -> tuple[str, ...]:
+        """The exact commands (juju, kubectl equivalents) ``apply`` will run, for --dry-run."""

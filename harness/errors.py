@@ -1,0 +1,32 @@
+"""Errors a person acts on: each says what is wrong and how to fix it, in one line."""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    """A problem the user can fix; the CLI prints it as one line and exits 2."""
+
+    def __init__(self, problem: str, fix: str = "") -> None:
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{problem} ({fix})" if fix else problem)
+
+
+class UnknownName(HarnessError):
+    """An unknown scenario, disruption, unit or application name."""
+
+
+class EnvironmentUnavailable(HarnessError):
+    """No controller, no cluster, no sudo: the live backend cannot run here."""
+
+
+class WaitTimeout(HarnessError):
+    """A named condition did not hold in time; carries the last state seen."""
+
+    def __init__(self, condition: str, waited: float, last_seen: str) -> None:
+        self.condition = condition
+        self.waited = waited
+        self.last_seen = last_seen
+        super().__init__(
+            f"timed out after {waited:.0f}s waiting for {condition}; last seen: {last_seen}"
+        )
