@@ -1,0 +1,1 @@
+"""Pure readers: turn what a backend reports into the frozen values of harness.observations."""

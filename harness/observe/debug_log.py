@@ -1,0 +1,188 @@
+"""Hook lines from ``juju debug-log`` (and unit agent log files) as HookRecord values.
+
+Formats handled, all seen in real output (tests/data/samples) or in Juju's source:
+
+- debug-log: ``<entity>: [<YYYY-MM-DD> ]<HH:MM:SS>[.mmm] <LEVEL> <module> [<file.go:N> ]
+  [<labels> ]<message>`` (``--date``, ``--ms``, ``--location``, ``--utc``; Juju 2.7 to 4.x);
+- agent log files (``/var/log/juju/unit-*.log``) and the charm container's pebble log
+  (``<RFC3339> [container-agent] ...``): the same without the entity, so the unit is unknown
+  unless the caller knows it (``unit=``);
+- messages from ``worker/uniter/operation/runhook.go``: ``ran "<hook>" hook [(via ...)]``,
+  ``hook "<hook>" [(via ...)] failed: <err>``, ``hook "<hook>" was terminated``,
+  ``skipped "<hook>" hook (missing)``; the meter-status worker's ``"<hook>" hook was
+  terminated`` and ``error running "<hook>": <err>``; the uniter's ``reboot detected;
+  triggering implicit start hook to notify charm``; the agent's ``running containerAgent
+  [<version> ...]``.
+
+Only modules under ``juju.`` count, so a charm's own ``unit.<app>/<n>.juju-log`` lines never
+do, whatever they say. Lines of ``machine-N``, ``controller-N`` and ``model-<uuid>`` are not a
+unit's and are skipped, and so are a podspec operator's lines that name no unit
+(``[AGENT-STATUS] executing: running <hook> hook`` is a status change, not a hook result).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Iterator
+
+from harness.observations import HookRecord, Outcome
+
+UNKNOWN_UNIT = "unknown"
+"""The unit of a record from a log without entities (an agent log file) when none is given."""
+
+# A cheap substring test keeps the regex off the vast majority of lines.
+_WORTH_A_LOOK = (" hook", "reboot detected", "running containerAgent", "error running ")
+
+_LINE = re.compile(
+    r"(?:\S+ \[container-agent\] )?"  # pebble's prefix in `kubectl logs <pod> -c charm`
+    r"(?:(?P<entity>[^\s:]+): )?"
+    r"(?P<time>(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)"
+    r" (?:TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL)"
+    r" (?P<module>juju\.\S+)"
+    r"(?: \S+\.go:\d+)?"  # --location, and always in agent log files
+    r" (?P<message>.*)"
+)
+
+_MESSAGE = re.compile(
+    r'ran "(?P<ok>[^"]+)" hook'
+    r'|hook "(?P<failed>[^"]+)"(?: \(via [^)]*\))? failed: (?P<error>.*)'
+    r'|hook "(?P<terminated>[^"]+)" was terminated'
+    r'|"(?P<terminated_meter>[^"]+)" hook was terminated'
+    r'|skipped "(?P<skipped>[^"]+)" hook \(missing\)'
+    r'|error running "(?P<failed_meter>[^"]+)": (?P<meter_error>.*)'
+    r"|(?P<reboot>reboot detected; triggering implicit start hook)"
+    r"|running containerAgent \[(?P<version>[^\]\s]+)"
+)
+
+# Podspec operators run every unit's uniter in one pod under ``application-<app>``; the
+# unit is in the module: juju.worker.caasoperator.uniter.<app>/<n>.operation (loggo child
+# named after the unit id), accepted as <app>-<n> too.
+_OPERATOR_UNIT = re.compile(r"\.uniter\.(?P<unit>[a-z][a-z0-9-]*[/-]\d+)(?:\.|$)")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def unit_from_entity(entity: str) -> str | None:
+    """``unit-mysql-router-k8s-0`` -> ``mysql-router-k8s/0``; None for any other entity.
+
+    Also accepts a log file name stem (``unit-probe-0``), for agent log files.
+    """
+    if not entity.startswith("unit-"):
+        return None
+    app, sep, number = entity[5:].rpartition("-")
+    if not sep or not app or not number.isdigit():
+        return None
+    return f"{app}/{number}"
+
+
+def _unit_from_operator_module(module: str) -> str | None:
+    match = _OPERATOR_UNIT.search(module)
+    if not match:
+        return None
+    unit = match.group("unit")
+    if "/" in unit:
+        return unit
+    app, _, number = unit.rpartition("-")
+    return f"{app}/{number}"
+
+
+def _unit_of(entity: str | None, module: str, default: str | None) -> str | None:
+    if entity is None:
+        return default or UNKNOWN_UNIT
+    if entity.startswith("unit-"):
+        return unit_from_entity(entity)
+    if entity.startswith("application-"):
+        return _unit_from_operator_module(module)
+    return None  # machine-N, controller-N, model-<uuid>: not a unit's line
+
+
+def parse_line(line: str, unit: str | None = None) -> HookRecord | None:
+    """One debug-log line as a HookRecord, or None when it is not a hook-related line.
+
+    ``unit`` names the unit of lines that carry no entity (agent log files); without it
+    they are attributed to ``UNKNOWN_UNIT``.
+    """
+    if not any(marker in line for marker in _WORTH_A_LOOK):
+        return None
+    if "\x1b[" in line:  # `juju debug-log --color`
+        line = _ANSI.sub("", line)
+    match = _LINE.match(line.rstrip("\r\n"))
+    if not match:
+        return None
+    module = match.group("module")
+    message = match.group("message")
+    found = _MESSAGE.match(message)
+    if found is None and " " in message:
+        # Juju 3.x prints a record's labels between the module and the message.
+        found = _MESSAGE.match(message, message.index(" ") + 1)
+    if found is None:
+        return None
+    owner = _unit_of(match.group("entity"), module, unit)
+    if owner is None:
+        return None
+    time = match.group("time")
+    groups = found.groupdict()
+    if groups["version"] is not None:
+        if module != "juju.cmd":
+            return None
+        return _record(owner, time, "agent-start", detail=groups["version"])
+    if groups["reboot"] is not None:
+        return _record(owner, time, "reboot")
+    outcome: Outcome
+    detail = ""
+    if groups["ok"] is not None:
+        hook, outcome = groups["ok"], "ok"
+    elif groups["failed"] is not None:
+        hook, outcome, detail = groups["failed"], "failed", groups["error"]
+    elif groups["failed_meter"] is not None:
+        hook, outcome, detail = groups["failed_meter"], "failed", groups["meter_error"]
+    elif groups["terminated"] is not None:
+        hook, outcome = groups["terminated"], "terminated"
+    elif groups["terminated_meter"] is not None:
+        hook, outcome = groups["terminated_meter"], "terminated"
+    else:
+        hook, outcome = groups["skipped"], "skipped"
+    return _record(owner, time, "hook", hook=hook, outcome=outcome, detail=detail.strip())
+
+
+def _record(
+    unit: str,
+    time: str,
+    kind: str,
+    *,
+    hook: str | None = None,
+    outcome: Outcome | None = None,
+    detail: str = "",
+) -> HookRecord:
+    return HookRecord(
+        unit=unit,
+        time=time,
+        kind=kind,
+        source="debug-log",
+        hook=hook,
+        outcome=outcome,
+        detail=detail,
+    )
+
+
+def parse_lines(lines: Iterable[str], unit: str | None = None) -> Iterator[HookRecord]:
+    """Every hook-related record in ``lines``, in log order; streams in constant memory."""
+    for line in lines:
+        record = parse_line(line, unit)
+        if record is not None:
+            yield record
+
+
+def hook_names(
+    records: Iterable[HookRecord],
+    unit: str,
+    outcomes: Collection[Outcome] | None = None,
+) -> tuple[str, ...]:
+    """The hook names ``unit`` ran, in order; only the given outcomes if ``outcomes`` is set."""
+    return tuple(
+        record.hook
+        for record in records
+        if record.kind == "hook"
+        and record.unit == unit
+        and record.hook is not None
+        and (outcomes is None or record.outcome in outcomes)
+    )
