@@ -1,0 +1,14 @@
+"""The parsers at the edge of the live backend, in one place for the ports to import.
+
+Each turns what ``juju`` or the ``kubernetes`` client returns into the frozen values of
+``harness.observations`` (and ``harness.ports.ActionResult``); malformed input raises
+``harness.errors.HarnessError`` with a one-line message.
+"""
+
+from __future__ import annotations
+
+from harness.live.show_unit import parse_show_unit
+
+__all__ = [
+    "parse_show_unit",
+]
