@@ -1,0 +1,517 @@
+"""The evidence of one run as a value, and its folder: bundle.json + report.md + timeline.svg.
+
+``bundle.json`` is deterministic (sorted keys, snapshot collections in a stable order) so the
+same twin run gives byte-identical files, and it validates against ``schema.json`` shipped
+beside this module. The writer redacts secret-looking databag values as a last line of
+defence: the verdict and observers should already have done it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, cast
+
+from harness.errors import HarnessError
+from harness.findings import Check, Finding, Verdict
+from harness.observations import (
+    ContainerStatus,
+    Databag,
+    FileState,
+    HookRecord,
+    HookSource,
+    JournalEntry,
+    Outcome,
+    PodIdentity,
+    Snapshot,
+    Step,
+    UnitStatus,
+)
+from harness.ports import Backend
+from harness.versions import CharmVersion, Versions
+
+SCHEMA_VERSION = "1"
+BUNDLE_FILE = "bundle.json"
+REPORT_FILE = "report.md"
+TIMELINE_FILE = "timeline.svg"
+
+# Any key naming a password, key, token or secret (including Juju's "secret-" fields).
+_SECRET_KEY = re.compile(r"password|passwd|key|token|secret", re.IGNORECASE)
+_REDACTED_PREFIX = "<redacted"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything one run observed and concluded; ``before``/``after`` are None if not taken."""
+
+    scenario: str
+    backend: Backend
+    simulated: bool
+    versions: Versions
+    steps: tuple[Step, ...]
+    before: Snapshot | None
+    after: Snapshot | None
+    hooks: tuple[HookRecord, ...]
+    findings: tuple[Finding, ...]
+    commands: tuple[str, ...]
+    disruption: str | None = None
+    juju_version: str | None = None  # the version the catalogue was consulted for
+    expected_hooks: tuple[str, ...] = ()  # the catalogue's required hooks, in order
+    error: str | None = None  # one line when the run failed part-way
+
+    def count(self, verdict: Verdict) -> int:
+        return sum(1 for finding in self.findings if finding.verdict == verdict)
+
+    @property
+    def deviations(self) -> int:
+        return self.count("deviation")
+
+
+# --- redaction -------------------------------------------------------------------------
+
+
+def looks_secret(key: str) -> bool:
+    return bool(_SECRET_KEY.search(key))
+
+
+def redacted(value: str) -> str:
+    """``<redacted sha256:XXXXXXXX>``: equal values stay comparable, the value is not shown."""
+    if value.startswith(_REDACTED_PREFIX):
+        return value
+    digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:8]
+    return f"<redacted sha256:{digest}>"
+
+
+def _secret_values(snapshots: Iterable[Snapshot | None]) -> set[str]:
+    found: set[str] = set()
+    for snapshot in snapshots:
+        for bag in snapshot.relations if snapshot else ():
+            for key, value in bag.data.items():
+                # Very short values would redact unrelated text ("1", "ok"); skip them.
+                if looks_secret(key) and len(value) >= 4 and not value.startswith("<redacted"):
+                    found.add(value)
+    return found
+
+
+def _redact_text(text: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, redacted(secret))
+    return text
+
+
+def _redact_snapshot(snapshot: Snapshot | None) -> Snapshot | None:
+    if snapshot is None:
+        return None
+    bags = tuple(
+        replace(
+            bag,
+            data={k: (redacted(v) if looks_secret(k) else v) for k, v in bag.data.items()},
+        )
+        for bag in snapshot.relations
+    )
+    return replace(snapshot, relations=bags)
+
+
+def redact(evidence: Evidence) -> Evidence:
+    """Redact secret-looking databag values, and those values wherever else they appear."""
+    # Longest first so a secret that contains another is replaced whole.
+    secrets = sorted(_secret_values((evidence.before, evidence.after)), key=len, reverse=True)
+    findings = tuple(
+        replace(
+            f,
+            expected=_redact_text(f.expected, secrets),
+            observed=_redact_text(f.observed, secrets),
+            detail=_redact_text(f.detail, secrets),
+        )
+        for f in evidence.findings
+    )
+    hooks = tuple(replace(h, detail=_redact_text(h.detail, secrets)) for h in evidence.hooks)
+    error = _redact_text(evidence.error, secrets) if evidence.error else evidence.error
+    return replace(
+        evidence,
+        before=_redact_snapshot(evidence.before),
+        after=_redact_snapshot(evidence.after),
+        findings=findings,
+        hooks=hooks,
+        error=error,
+    )
+
+
+# --- to JSON ---------------------------------------------------------------------------
+
+
+def _container_json(c: ContainerStatus) -> dict[str, Any]:
+    return {
+        "name": c.name,
+        "restart_count": c.restart_count,
+        "ready": c.ready,
+        "container_id": c.container_id,
+        "started_at": c.started_at,
+        "last_termination": c.last_termination,
+    }
+
+
+def _pod_json(p: PodIdentity) -> dict[str, Any]:
+    return {
+        "unit": p.unit,
+        "name": p.name,
+        "uid": p.uid,
+        "phase": p.phase,
+        "node": p.node,
+        "start_time": p.start_time,
+        "containers": [_container_json(c) for c in sorted(p.containers, key=lambda c: c.name)],
+    }
+
+
+def _databag_json(b: Databag) -> dict[str, Any]:
+    return {
+        "relation_id": b.relation_id,
+        "endpoint": b.endpoint,
+        "remote_endpoint": b.remote_endpoint,
+        "owner": b.owner,
+        "scope": b.scope,
+        "seen_by": b.seen_by,
+        "source": b.source,
+        "data": dict(b.data),
+    }
+
+
+def _journal_json(j: JournalEntry) -> dict[str, Any]:
+    return {
+        "seq": j.seq,
+        "time": j.time,
+        "event": j.event,
+        "unit": j.unit,
+        "juju_version": j.juju_version,
+        "dispatch_path": j.dispatch_path,
+        "pod": j.pod,
+        "root_incarnation": j.root_incarnation,
+        "root_incarnation_new": j.root_incarnation_new,
+        "charm_dir_incarnation": j.charm_dir_incarnation,
+        "charm_dir_incarnation_new": j.charm_dir_incarnation_new,
+        "workload_marker": j.workload_marker,
+        "leader": j.leader,
+        "databags": dict(j.databags),
+        "local_state_survived": j.local_state_survived,
+        "controller_state_survived": j.controller_state_survived,
+        "buffered": j.buffered,
+    }
+
+
+def _databag_order(b: Databag) -> tuple[str, str, str, str, str]:
+    return (*b.key, b.scope)
+
+
+def snapshot_to_json(s: Snapshot) -> dict[str, Any]:
+    return {
+        "taken_at": s.taken_at,
+        "pods": [_pod_json(p) for p in sorted(s.pods, key=lambda p: (p.unit, p.name))],
+        "files": [
+            {"unit": f.unit, "container": f.container, "path": f.path, "digest": f.digest}
+            for f in sorted(s.files, key=lambda f: (f.unit, f.container, f.path))
+        ],
+        "relations": [_databag_json(b) for b in sorted(s.relations, key=_databag_order)],
+        "statuses": [
+            {
+                "unit": u.unit,
+                "workload": u.workload,
+                "workload_message": u.workload_message,
+                "agent": u.agent,
+                "leader": u.leader,
+            }
+            for u in sorted(s.statuses, key=lambda u: u.unit)
+        ],
+        "journal": [_journal_json(j) for j in sorted(s.journal, key=lambda j: (j.unit, j.seq))],
+    }
+
+
+def hook_to_json(h: HookRecord) -> dict[str, Any]:
+    return {
+        "unit": h.unit,
+        "time": h.time,
+        "kind": h.kind,
+        "source": h.source,
+        "hook": h.hook,
+        "outcome": h.outcome,
+        "detail": h.detail,
+    }
+
+
+def versions_to_json(v: Versions) -> dict[str, Any]:
+    return {
+        "juju_client": v.juju_client,
+        "juju_controller": v.juju_controller,
+        "juju_agent": v.juju_agent,
+        "microk8s": v.microk8s,
+        "kubernetes": v.kubernetes,
+        "charms": [
+            {"app": c.app, "charm": c.charm, "channel": c.channel, "revision": c.revision}
+            for c in sorted(v.charms, key=lambda c: c.app)
+        ],
+    }
+
+
+def to_json_dict(evidence: Evidence) -> dict[str, Any]:
+    e = evidence
+    return {
+        "schema": SCHEMA_VERSION,
+        "scenario": e.scenario,
+        "disruption": e.disruption,
+        "backend": e.backend,
+        "simulated": e.simulated,
+        "juju_version": e.juju_version,
+        "versions": versions_to_json(e.versions),
+        "steps": [
+            {"name": s.name, "start": s.start, "end": s.end, "detail": s.detail} for s in e.steps
+        ],
+        "before": snapshot_to_json(e.before) if e.before else None,
+        "after": snapshot_to_json(e.after) if e.after else None,
+        "hooks": [hook_to_json(h) for h in e.hooks],
+        "expected_hooks": list(e.expected_hooks),
+        "findings": [
+            {
+                "check": f.check,
+                "subject": f.subject,
+                "expected": f.expected,
+                "observed": f.observed,
+                "verdict": f.verdict,
+                "source": f.source,
+                "detail": f.detail,
+            }
+            for f in e.findings
+        ],
+        "commands": list(e.commands),
+        "error": e.error,
+    }
+
+
+def to_json(evidence: Evidence) -> str:
+    """Deterministic JSON text (the exact content of bundle.json)."""
+    text = json.dumps(to_json_dict(evidence), sort_keys=True, indent=2, ensure_ascii=False)
+    return text + "\n"
+
+
+# --- from JSON -------------------------------------------------------------------------
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _snapshot_from(raw: Mapping[str, Any]) -> Snapshot:
+    return Snapshot(
+        taken_at=raw["taken_at"],
+        pods=tuple(
+            PodIdentity(
+                unit=p["unit"],
+                name=p["name"],
+                uid=p["uid"],
+                phase=p["phase"],
+                node=p.get("node"),
+                start_time=p.get("start_time"),
+                containers=tuple(
+                    ContainerStatus(
+                        name=c["name"],
+                        restart_count=int(c["restart_count"]),
+                        ready=bool(c["ready"]),
+                        container_id=c.get("container_id"),
+                        started_at=c.get("started_at"),
+                        last_termination=c.get("last_termination"),
+                    )
+                    for c in p.get("containers", ())
+                ),
+            )
+            for p in raw.get("pods", ())
+        ),
+        files=tuple(
+            FileState(unit=f["unit"], container=f["container"], path=f["path"], digest=f["digest"])
+            for f in raw.get("files", ())
+        ),
+        relations=tuple(
+            Databag(
+                relation_id=int(b["relation_id"]),
+                endpoint=b["endpoint"],
+                remote_endpoint=b.get("remote_endpoint"),
+                owner=b["owner"],
+                scope=b["scope"],
+                seen_by=b["seen_by"],
+                source=b["source"],
+                data={str(k): str(v) for k, v in b.get("data", {}).items()},
+            )
+            for b in raw.get("relations", ())
+        ),
+        statuses=tuple(
+            UnitStatus(
+                unit=u["unit"],
+                workload=u["workload"],
+                workload_message=u["workload_message"],
+                agent=u["agent"],
+                leader=bool(u["leader"]),
+            )
+            for u in raw.get("statuses", ())
+        ),
+        journal=tuple(
+            JournalEntry(
+                seq=int(j["seq"]),
+                time=j["time"],
+                event=j["event"],
+                unit=j["unit"],
+                juju_version=j.get("juju_version"),
+                dispatch_path=j.get("dispatch_path"),
+                pod=j.get("pod"),
+                root_incarnation=j["root_incarnation"],
+                root_incarnation_new=bool(j["root_incarnation_new"]),
+                charm_dir_incarnation=j["charm_dir_incarnation"],
+                charm_dir_incarnation_new=bool(j["charm_dir_incarnation_new"]),
+                workload_marker=j["workload_marker"],
+                leader=bool(j["leader"]),
+                databags={str(k): str(v) for k, v in j.get("databags", {}).items()},
+                local_state_survived=bool(j["local_state_survived"]),
+                controller_state_survived=bool(j["controller_state_survived"]),
+                buffered=bool(j.get("buffered", False)),
+            )
+            for j in raw.get("journal", ())
+        ),
+    )
+
+
+def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
+    """The inverse of ``to_json_dict``; validate ``raw`` first (``validate``)."""
+    v = raw["versions"]
+    return Evidence(
+        scenario=raw["scenario"],
+        backend=raw["backend"],
+        simulated=bool(raw["simulated"]),
+        versions=Versions(
+            juju_client=_opt_str(v.get("juju_client")),
+            juju_controller=_opt_str(v.get("juju_controller")),
+            juju_agent=_opt_str(v.get("juju_agent")),
+            microk8s=_opt_str(v.get("microk8s")),
+            kubernetes=_opt_str(v.get("kubernetes")),
+            charms=tuple(
+                CharmVersion(
+                    app=c["app"],
+                    charm=c["charm"],
+                    channel=c.get("channel"),
+                    revision=c.get("revision"),
+                )
+                for c in v.get("charms", ())
+            ),
+        ),
+        steps=tuple(
+            Step(name=s["name"], start=s["start"], end=s["end"], detail=s.get("detail", ""))
+            for s in raw["steps"]
+        ),
+        before=_snapshot_from(raw["before"]) if raw.get("before") else None,
+        after=_snapshot_from(raw["after"]) if raw.get("after") else None,
+        hooks=tuple(
+            HookRecord(
+                unit=h["unit"],
+                time=h["time"],
+                kind=h["kind"],
+                source=cast(HookSource, h["source"]),
+                hook=h.get("hook"),
+                outcome=cast("Outcome | None", h.get("outcome")),
+                detail=h.get("detail", ""),
+            )
+            for h in raw["hooks"]
+        ),
+        findings=tuple(
+            Finding(
+                check=cast(Check, f["check"]),
+                subject=f["subject"],
+                expected=f["expected"],
+                observed=f["observed"],
+                verdict=cast(Verdict, f["verdict"]),
+                source=f["source"],
+                detail=f.get("detail", ""),
+            )
+            for f in raw["findings"]
+        ),
+        commands=tuple(raw["commands"]),
+        disruption=raw.get("disruption"),
+        juju_version=raw.get("juju_version"),
+        expected_hooks=tuple(raw.get("expected_hooks", ())),
+        error=raw.get("error"),
+    )
+
+
+# --- schema ----------------------------------------------------------------------------
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The JSON Schema bundle.json follows, as shipped in the package."""
+    text = resources.files("harness.evidence").joinpath("schema.json").read_text("utf-8")
+    return cast(dict[str, Any], json.loads(text))
+
+
+def schema_errors(raw: object) -> list[str]:
+    """Every way ``raw`` breaks the schema, as ``path: message`` lines (empty when valid)."""
+    import jsonschema  # type: ignore[import-untyped]  # no py.typed; imported when needed
+
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in errors]
+
+
+# --- folders ---------------------------------------------------------------------------
+
+
+def write_bundle(evidence: Evidence, folder: Path | str) -> Path:
+    """Write bundle.json, report.md and timeline.svg into ``folder``; returns the folder.
+
+    bundle.json goes first so that a renderer failing cannot lose the data.
+    """
+    from harness.evidence.report import render_report
+    from harness.evidence.svg import render_svg
+
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    safe = redact(evidence)
+    (path / BUNDLE_FILE).write_text(to_json(safe), encoding="utf-8")
+    (path / REPORT_FILE).write_text(render_report(safe), encoding="utf-8")
+    (path / TIMELINE_FILE).write_text(render_svg(safe), encoding="utf-8")
+    return path
+
+
+def bundle_file(location: Path | str) -> Path:
+    """bundle.json for a bundle folder, or the file itself."""
+    path = Path(location)
+    return path if path.is_file() else path / BUNDLE_FILE
+
+
+def read_bundle(location: Path | str) -> Evidence:
+    """Read and validate a bundle folder (or its bundle.json); HarnessError when unusable."""
+    path = bundle_file(location)
+    if not Path(location).exists():
+        raise HarnessError(f"no such bundle folder: {location}", "pass a folder repro run wrote")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise HarnessError(
+            f"no {BUNDLE_FILE} in {location}", "pass a folder that repro run wrote"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HarnessError(f"cannot read {path}: {exc}", "check the file") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HarnessError(
+            f"{path} is not JSON (line {exc.lineno}: {exc.msg})", "re-run repro run to rewrite it"
+        ) from None
+    errors = schema_errors(raw)
+    if errors:
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise HarnessError(
+            f"{path} does not follow the bundle schema: {errors[0]}{more}",
+            "re-run repro run with this version of the harness to rewrite it",
+        )
+    return from_json_dict(raw)

@@ -1,0 +1,280 @@
+"""report.md: what a person pastes into Launchpad or GitHub.
+
+One screen of summary first (scenario, backend, versions, verdict counts), then the detail:
+expected vs observed hooks, what changed in files and relation data (with counts of what did
+not), pod identity, steps with durations, and the exact commands to reproduce.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from harness.evidence.bundle import Evidence
+from harness.evidence.times import duration, format_duration
+from harness.findings import Finding
+from harness.observations import ABSENT, Databag, FileState, HookRecord, PodIdentity, Snapshot
+
+SIMULATED_BANNER = (
+    "> **SIMULATED**: produced by the twin backend (an in-process simulation through "
+    "ops.testing), not by a real Juju controller. It shows what the catalogue predicts; "
+    "it is not regression evidence."
+)
+
+
+def _cell(text: object) -> str:
+    """Table-safe Markdown: pipes escaped, line breaks kept visible."""
+    value = "" if text is None else str(text)
+    return value.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>") or " "
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _or_unknown(value: object) -> str:
+    return "unknown" if value is None else str(value)
+
+
+def title(evidence: Evidence) -> str:
+    prefix = "SIMULATED reproduction" if evidence.simulated else "Reproduction"
+    what = f" ({evidence.disruption})" if evidence.disruption else ""
+    return f"{prefix}: {evidence.scenario}{what}"
+
+
+def verdict_counts(evidence: Evidence) -> str:
+    return (
+        f"{evidence.count('match')} match, {evidence.count('deviation')} deviation, "
+        f"{evidence.count('known-bug')} known-bug"
+    )
+
+
+def _summary(e: Evidence) -> list[str]:
+    v = e.versions
+    charms = ", ".join(
+        f"{c.app} ({c.charm}, {c.channel or 'no channel'}, "
+        f"{'revision ' + str(c.revision) if c.revision is not None else 'revision unknown'})"
+        for c in sorted(v.charms, key=lambda c: c.app)
+    )
+    backend = f"{e.backend} (SIMULATED)" if e.simulated else e.backend
+    juju = (
+        f"client {_or_unknown(v.juju_client)}, controller {_or_unknown(v.juju_controller)}, "
+        f"agent {_or_unknown(v.juju_agent)}"
+    )
+    if e.juju_version:
+        juju += f"; judged against the catalogue for {e.juju_version}"
+    rows: list[tuple[str, str]] = [
+        ("Scenario", e.scenario),
+        ("Disruption", e.disruption or "unknown"),
+        ("Backend", backend),
+        ("Juju", juju),
+        ("MicroK8s", _or_unknown(v.microk8s)),
+        ("Kubernetes", _or_unknown(v.kubernetes)),
+        ("Charms", charms or "unknown"),
+        ("Verdicts", verdict_counts(e)),
+    ]
+    if e.error:
+        rows.append(("Stopped early", e.error))
+    return _table(("", ""), rows)
+
+
+def _attention(e: Evidence) -> list[str]:
+    notable = [f for f in e.findings if f.verdict != "match"]
+    if not notable:
+        return []
+    lines = ["", "## Deviations and known bugs", ""]
+    for f in notable:
+        lines.append(
+            f"- **{f.verdict}** {f.check} `{f.subject}`: expected {f.expected}; "
+            f"observed {f.observed} ([source]({f.source}))" + (f". {f.detail}" if f.detail else "")
+        )
+    return lines
+
+
+def _observed_sequences(hooks: Sequence[HookRecord]) -> dict[tuple[str, str], list[str]]:
+    sequences: dict[tuple[str, str], list[str]] = {}
+    for record in hooks:
+        if record.kind == "hook" and record.hook:
+            label = (
+                record.hook
+                if record.outcome in (None, "ok")
+                else f"{record.hook} ({record.outcome})"
+            )
+        else:
+            label = f"[{record.kind}]"
+        sequences.setdefault((record.unit, record.source), []).append(label)
+    return sequences
+
+
+def _hooks_section(e: Evidence) -> list[str]:
+    lines = ["", "## Hooks: expected vs observed", ""]
+    hook_findings = [f for f in e.findings if f.check == "hooks"]
+    if hook_findings:
+        lines += _table(
+            ("Unit", "Expected", "Observed", "Verdict"),
+            ((f.subject, f.expected, f.observed, f.verdict) for f in hook_findings),
+        )
+    if e.expected_hooks:
+        lines += ["", f"Catalogue (required, in order): `{', '.join(e.expected_hooks)}`"]
+    observed = _observed_sequences(e.hooks)
+    if observed:
+        lines += ["", "Observed in the disruption window, per unit and source:", ""]
+        lines += _table(
+            ("Unit", "Source", "Sequence"),
+            ((unit, source, ", ".join(seq)) for (unit, source), seq in sorted(observed.items())),
+        )
+    elif not hook_findings:
+        lines.append("No hooks were observed in the disruption window.")
+    return lines
+
+
+def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
+    def index(files: Iterable[FileState]) -> dict[tuple[str, str, str], str]:
+        return {(f.unit, f.container, f.path): f.digest for f in files}
+
+    old, new = index(before.files), index(after.files)
+    changed = []
+    unchanged = 0
+    for key in sorted(old.keys() | new.keys()):
+        a, b = old.get(key, ABSENT), new.get(key, ABSENT)
+        if a == b:
+            unchanged += 1
+        else:
+            changed.append((*key, _short_digest(a), _short_digest(b)))
+    lines = ["", "## Files", ""]
+    if changed:
+        lines += _table(("Unit", "Container", "Path", "Before", "After"), changed)
+        lines.append("")
+    lines.append(f"Paths: {len(changed)} changed, {unchanged} unchanged.")
+    return lines
+
+
+def _short_digest(digest: str) -> str:
+    return digest[:15] if digest.startswith("sha256:") else digest
+
+
+def _bag_label(bag: Databag) -> str:
+    where = f"{bag.endpoint}:{bag.relation_id} {bag.scope} {bag.owner}"
+    return f"{where} (seen by {bag.seen_by}, {bag.source})"
+
+
+def _relations_section(before: Snapshot, after: Snapshot) -> list[str]:
+    def index(bags: Iterable[Databag]) -> dict[tuple[str, ...], Databag]:
+        return {(*b.key, b.scope): b for b in bags}
+
+    old, new = index(before.relations), index(after.relations)
+    rows: list[tuple[str, str, str, str]] = []
+    unchanged = 0
+    for key in sorted(old.keys() | new.keys()):
+        a, b = old.get(key), new.get(key)
+        if a is None or b is None:
+            present = a or b
+            assert present is not None
+            state = "databag gone" if b is None else "databag new"
+            rows.append((_bag_label(present), "*", state if a else "", state if b else ""))
+            continue
+        diff = _data_diff(a.data, b.data)
+        if not diff:
+            unchanged += 1
+        rows += [(_bag_label(a), k, va, vb) for k, va, vb in diff]
+    lines = ["", "## Relation data", ""]
+    if rows:
+        lines += _table(("Databag", "Key", "Before", "After"), rows)
+        lines.append("")
+    changed = len({r[0] for r in rows})
+    lines.append(f"Databags: {changed} changed, {unchanged} unchanged.")
+    return lines
+
+
+def _data_diff(before: Mapping[str, str], after: Mapping[str, str]) -> list[tuple[str, str, str]]:
+    return [
+        (k, before.get(k, "(absent)"), after.get(k, "(absent)"))
+        for k in sorted(before.keys() | after.keys())
+        if before.get(k) != after.get(k)
+    ]
+
+
+def _restarts(pod: PodIdentity | None) -> str:
+    if pod is None:
+        return "(no pod)"
+    return " ".join(
+        f"{c.name}={c.restart_count}" for c in sorted(pod.containers, key=lambda c: c.name)
+    )
+
+
+def _pods_section(before: Snapshot, after: Snapshot) -> list[str]:
+    units = sorted({p.unit for p in before.pods} | {p.unit for p in after.pods})
+    rows = []
+    for unit in units:
+        a, b = before.pod(unit), after.pod(unit)
+        same = "same pod" if a and b and a.uid == b.uid else "new pod" if a and b else "-"
+        rows.append(
+            (
+                unit,
+                a.uid[:8] if a else "(none)",
+                b.uid[:8] if b else "(none)",
+                same,
+                _restarts(a),
+                _restarts(b),
+            )
+        )
+    lines = ["", "## Pod identity", ""]
+    if rows:
+        lines += _table(
+            ("Unit", "UID before", "UID after", "", "Restarts before", "Restarts after"), rows
+        )
+    else:
+        lines.append("No pods were observed.")
+    return lines
+
+
+def _steps_section(e: Evidence) -> list[str]:
+    lines = ["", "## Steps", ""]
+    if not e.steps:
+        return [*lines, "No steps were recorded."]
+    return lines + _table(
+        ("Step", "Start", "End", "Took", "Detail"),
+        (
+            (s.name, s.start, s.end, format_duration(duration(s.start, s.end)), s.detail)
+            for s in e.steps
+        ),
+    )
+
+
+def _findings_section(findings: Sequence[Finding]) -> list[str]:
+    if not findings:
+        return []
+    lines = ["", "<details><summary>All findings</summary>", ""]
+    lines += _table(
+        ("Check", "Subject", "Expected", "Observed", "Verdict", "Source"),
+        ((f.check, f.subject, f.expected, f.observed, f.verdict, f.source) for f in findings),
+    )
+    return [*lines, "", "</details>"]
+
+
+def render_report(evidence: Evidence) -> str:
+    e = evidence
+    lines = [f"# {title(e)}", ""]
+    if e.simulated:
+        lines += [SIMULATED_BANNER, ""]
+    if e.error:
+        lines += [f"**The run stopped early:** {e.error}", ""]
+    lines += _summary(e)
+    lines += _attention(e)
+    lines += _hooks_section(e)
+    if e.before and e.after:
+        lines += _files_section(e.before, e.after)
+        lines += _relations_section(e.before, e.after)
+        lines += _pods_section(e.before, e.after)
+    else:
+        missing = "before" if e.before is None else "after"
+        lines += ["", f"No file, relation or pod diff: the {missing} snapshot was not taken."]
+    lines += _steps_section(e)
+    lines += ["", "## Reproduce", ""]
+    if e.commands:
+        lines += ["```sh", *e.commands, "```"]
+    else:
+        lines.append("No commands were recorded.")
+    lines += _findings_section(e.findings)
+    return "\n".join(lines) + "\n"

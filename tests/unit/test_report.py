@@ -1,0 +1,112 @@
+"""report.md: what a person pastes into a bug."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from evidence_samples import evidence, snapshots
+
+from harness.evidence.report import render_report
+
+
+def test_twin_report_says_simulated_in_title_and_banner() -> None:
+    lines = render_report(evidence(backend="twin")).splitlines()
+
+    assert lines[0].startswith("# ")
+    assert "SIMULATED" in lines[0]
+    assert any(line.startswith("> **SIMULATED**") for line in lines[1:4])
+
+
+def test_live_report_never_says_simulated() -> None:
+    text = render_report(evidence(backend="live"))
+
+    assert "SIMULATED" not in text.upper()
+    assert text.splitlines()[0] == "# Reproduction: lp2021891-pod-delete (pod-delete)"
+
+
+def test_summary_counts_verdicts_from_the_findings() -> None:
+    value = evidence()
+    text = render_report(value)
+    assert "| Verdicts | 2 match, 1 deviation, 1 known-bug |" in text
+
+    text = render_report(replace(value, findings=value.findings[:1]))
+    assert "| Verdicts | 1 match, 0 deviation, 0 known-bug |" in text
+
+
+def test_summary_fits_one_screen_and_names_versions() -> None:
+    text = render_report(evidence(juju="2.9.43"))
+    summary = text.split("## ")[0]
+
+    assert len(summary.splitlines()) <= 25
+    assert "client 2.9.43, controller 2.9.43, agent 2.9.43" in summary
+    assert "| MicroK8s | unknown |" in summary
+    assert "mysql-router-k8s (mysql-router-k8s, 8.0/edge, revision 530)" in summary
+
+
+def test_hook_sequences_expected_vs_observed_per_unit() -> None:
+    text = render_report(evidence())
+
+    assert (
+        "| mysql-router-k8s/0 | stop, upgrade-charm, config-changed, start | "
+        "stop, upgrade-charm, config-changed, start (failed) | deviation |"
+    ) in text
+    assert "| probe/0 | journal | stop, upgrade-charm, config-changed, start |" in text
+
+
+def test_file_diff_lists_only_what_changed_and_counts_the_rest() -> None:
+    text = render_report(evidence())
+    files = text.split("## Files")[1].split("## ")[0]
+
+    assert "| mysql-router-k8s/0 | mysql-router | /etc/mysqlrouter | dir | absent |" in files
+    assert "/probe/workload-marker" in files
+    assert "root-incarnation" not in files  # unchanged
+    assert "Paths: 2 changed, 1 unchanged." in files
+
+
+def test_relation_diff_lists_changed_keys_only() -> None:
+    text = render_report(evidence())
+    relations = text.split("## Relation data")[1].split("## ")[0]
+
+    assert "| endpoints | 10.0.0.1:6446 | 10.0.0.2:6446 |" in relations
+    assert "password" not in relations  # unchanged, so not listed
+    assert "Databags: 1 changed, 1 unchanged." in relations
+
+
+def test_lost_databag_is_reported() -> None:
+    _before, after = snapshots()
+    text = render_report(evidence(after=replace(after, relations=after.relations[:1])))
+
+    assert "databag gone" in text
+
+
+def test_pod_identity_shows_short_uids_and_restart_counts() -> None:
+    text = render_report(evidence())
+
+    assert "| probe/0 | aaaaaaaa | cccccccc | new pod | charm=0 workload=0 |" in text
+    assert "aaaaaaaa-1111" not in text
+
+
+def test_steps_have_durations_and_commands_are_in_a_shell_block() -> None:
+    text = render_report(evidence())
+
+    assert "| wait settled |" in text
+    assert "| 1m42.0s |" in text
+    block = text.split("## Reproduce")[1]
+    assert (
+        "```sh\njuju deploy ./probe.charm probe\nkubectl -n test delete pod probe-0\n```" in block
+    )
+
+
+def test_error_and_missing_snapshot_are_explained() -> None:
+    text = render_report(evidence(after=None, error="TimeoutError: pods not ready"))
+
+    assert "**The run stopped early:** TimeoutError: pods not ready" in text
+    assert "the after snapshot was not taken" in text
+
+
+def test_pipes_in_values_do_not_break_tables() -> None:
+    value = evidence()
+    finding = replace(value.findings[0], observed="a|b")
+    text = render_report(replace(value, findings=(finding,)))
+
+    assert "a\\|b" in text
