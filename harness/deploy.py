@@ -1,0 +1,62 @@
+"""Deploy the stack and leave the marks that later snapshots check for."""
+
+from __future__ import annotations
+
+import logging
+
+from harness.observations import Step
+from harness.ports import Lab
+from harness.settle import wait_settled
+from harness.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack
+
+log = logging.getLogger(__name__)
+
+# Databag values written after deploy: the relation checks compare them after a disruption.
+PROBE_DATABAG_KEY = "probe-check"
+
+
+async def deploy_stack(lab: Lab, stack: Stack) -> tuple[Step, ...]:
+    """Deploy every app, relate them, settle, then write markers and databag values."""
+    steps: list[Step] = []
+    start = lab.clock.now().isoformat()
+    for spec in stack.apps:
+        log.info("deploying %s (%s)", spec.app, spec.charm)
+        await lab.juju.deploy(spec)
+    for endpoint_a, endpoint_b in stack.relations:
+        log.info("integrating %s with %s", endpoint_a, endpoint_b)
+        await lab.juju.integrate(endpoint_a, endpoint_b)
+    steps.append(Step("deploy", start, lab.clock.now().isoformat(), "deploy and integrate"))
+    expected = {spec.app: spec.units for spec in stack.apps}
+    steps.append(await wait_settled(lab, stack.app_names, expected))
+
+    start = lab.clock.now().isoformat()
+    for app in (PROBE, PROBE_PEER):
+        if app not in stack.app_names:
+            continue
+        for unit in await lab.juju.units(app):
+            await _mark_unit(lab, app, unit)
+    steps.append(Step("mark", start, lab.clock.now().isoformat(), "markers and databag values"))
+    steps.append(await wait_settled(lab, stack.app_names, expected))
+    return tuple(steps)
+
+
+async def _mark_unit(lab: Lab, app: str, unit: str) -> None:
+    """A workload marker and a value in each probe databag this unit may write."""
+    await lab.juju.run_action(
+        unit,
+        "write-marker",
+        {"container": "workload", "path": PROBE_WORKLOAD_MARKER, "content": unit},
+    )
+    endpoint = "probe-provider" if app == PROBE else "probe-requirer"
+    await lab.juju.run_action(
+        unit,
+        "set-databag",
+        {"endpoint": endpoint, "scope": "unit", "key": PROBE_DATABAG_KEY, "value": unit},
+    )
+    leaders = {s.unit for s in await lab.juju.statuses((app,)) if s.leader}
+    if unit in leaders:
+        await lab.juju.run_action(
+            unit,
+            "set-databag",
+            {"endpoint": endpoint, "scope": "app", "key": PROBE_DATABAG_KEY, "value": app},
+        )

@@ -1,0 +1,21 @@
+"""What the live backend needs, checked before anything touches a cluster."""
+
+from __future__ import annotations
+
+import shutil
+
+
+def live_prerequisites_missing() -> str | None:
+    """One line naming what is missing for a live run, or None when all is there."""
+    if shutil.which("juju") is None:
+        return (
+            "the `juju` CLI is not on PATH (sudo snap install juju, then juju bootstrap microk8s)"
+        )
+    # pytest-operator's ops_test refuses to start without charmcraft, even for a prebuilt charm.
+    if shutil.which("charmcraft") is None:
+        return "`charmcraft` is not on PATH (sudo snap install charmcraft --classic)"
+    from harness.live.lab import controller_reachable
+
+    if not controller_reachable():
+        return "no Juju controller is reachable (bootstrap one: juju bootstrap microk8s)"
+    return None

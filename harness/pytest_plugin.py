@@ -1,0 +1,160 @@
+"""pytest plugin: options, markers and fixtures that delegate to the harness library.
+
+Kept thin on purpose: `repro run` and these fixtures share one code path
+(``harness.deploy``, ``harness.run``), so a reproduction behaves the same in both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from harness.options import HarnessOptions
+from harness.ports import Lab
+from harness.preflight import live_prerequisites_missing
+
+if TYPE_CHECKING:
+    from harness.session import Deployment, Disrupter
+
+NODE_RESTART_SKIP = (
+    "stops MicroK8s, which takes every pod and the Juju controller down: "
+    "pass --allow-node-restart to run it"
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("juju-lifecycle-harness")
+    group.addoption(
+        "--backend",
+        choices=("live", "twin"),
+        default="live",
+        help="live: a real Juju controller on MicroK8s; twin: the in-process simulation",
+    )
+    group.addoption("--juju-version", default="3.6", help="the Juju version the twin simulates")
+    group.addoption(
+        "--evidence-dir", default="evidence", help="where each test's evidence bundle lands"
+    )
+    group.addoption(
+        "--probe-charm",
+        default=os.environ.get("PROBE_CHARM"),
+        help="a prebuilt probe .charm (default: $PROBE_CHARM, else built with charmcraft)",
+    )
+    group.addoption("--mysql-channel", default="8.0/edge", help="mysql-k8s channel")
+    group.addoption("--router-channel", default="8.0/edge", help="mysql-router-k8s channel")
+    group.addoption(
+        "--allow-node-restart",
+        action="store_true",
+        help="run the tests that stop and start MicroK8s (and with it the controller)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "disruptive: takes pods or the node down")
+    config.addinivalue_line(
+        "markers", "node_restart: stops and starts MicroK8s (needs --allow-node-restart)"
+    )
+    config.addinivalue_line(
+        "markers",
+        "known_bug(url): asserts the reporter's expected behaviour; a strict xfail "
+        "pointing at the bug, so the suite alarms when Juju changes",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    options = HarnessOptions.from_config(config)
+    for item in items:
+        bug = item.get_closest_marker("known_bug")
+        if bug is not None:
+            url = bug.args[0] if bug.args else bug.kwargs.get("url", "?")
+            item.add_marker(
+                pytest.mark.xfail(
+                    strict=True,
+                    raises=AssertionError,
+                    reason=f"known bug {url}: Juju does not (yet) behave as the reporter "
+                    "expected; an XPASS means Juju changed",
+                )
+            )
+        if (
+            item.get_closest_marker("node_restart") is not None
+            and options.backend == "live"
+            and not options.allow_node_restart
+        ):
+            item.add_marker(pytest.mark.skip(reason=NODE_RESTART_SKIP))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    bundles = [value for name, value in item.user_properties if name == "evidence"]
+    if report.when == "call" and report.failed and bundles:
+        lines = "\n".join(f"{Path(str(b)) / 'report.md'}" for b in bundles)
+        report.sections.append(("evidence (paste report.md into the bug)", lines))
+
+
+@pytest.fixture(scope="module")
+def harness_options(request: pytest.FixtureRequest) -> HarnessOptions:
+    return HarnessOptions.from_config(request.config)
+
+
+@pytest.fixture(scope="module")
+def lab(
+    request: pytest.FixtureRequest,
+    harness_options: HarnessOptions,
+    tmp_path_factory: pytest.TempPathFactory,
+    event_loop: asyncio.AbstractEventLoop,
+) -> Lab:
+    """One Juju model (live, from pytest-operator's ops_test) or one twin, per module."""
+    if harness_options.backend == "twin":
+        from harness.twin import make_lab
+
+        return make_lab(
+            juju_version=harness_options.juju_version,
+            workdir=tmp_path_factory.mktemp("twin"),
+        )
+    missing = live_prerequisites_missing()
+    if missing:
+        pytest.skip(f"needs a live Juju controller on MicroK8s: {missing}")
+    from harness.live.lab import lab_from_ops_test
+
+    ops_test = request.getfixturevalue("ops_test")
+    return lab_from_ops_test(ops_test)
+
+
+@pytest.fixture(scope="module")
+def stack(
+    request: pytest.FixtureRequest,
+    lab: Lab,
+    harness_options: HarnessOptions,
+    event_loop: asyncio.AbstractEventLoop,
+) -> Deployment:
+    """mysql-k8s, mysql-router-k8s, probe and probe-peer, deployed, related, settled, marked."""
+    probe_charm = harness_options.probe_charm
+    if probe_charm is None:
+        charm_dir = request.config.rootpath / "charms" / "probe"
+        if lab.backend == "twin":
+            probe_charm = str(charm_dir)
+        else:
+            ops_test = request.getfixturevalue("ops_test")
+            probe_charm = str(event_loop.run_until_complete(ops_test.build_charm(charm_dir)))
+    from harness.session import Deployment
+
+    deployment = Deployment.for_options(lab, harness_options, probe_charm)
+    event_loop.run_until_complete(deployment.deploy())
+    return deployment
+
+
+@pytest.fixture
+def disrupt(request: pytest.FixtureRequest, stack: Deployment) -> Disrupter:
+    """``await disrupt("lp2021891-pod-delete")``: one run per scenario per module, reused."""
+    from harness.session import Disrupter
+
+    def record(path: Path) -> None:
+        request.node.user_properties.append(("evidence", str(path)))
+
+    return Disrupter(stack, record=record)

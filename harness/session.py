@@ -1,0 +1,67 @@
+"""A deployed stack shared by one test module, and the runs made against it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.deploy import deploy_stack
+from harness.options import HarnessOptions
+from harness.ports import Lab
+from harness.run import RunResult, run_scenario
+from harness.scenarios import scenario
+from harness.stack import Stack, default_stack
+
+log = logging.getLogger(__name__)
+
+
+class Deployment:
+    """The stack deployed once per module; each scenario runs against it at most once."""
+
+    def __init__(self, lab: Lab, stack: Stack, evidence_dir: Path, juju_version: str) -> None:
+        self.lab = lab
+        self.stack = stack
+        self.evidence_dir = evidence_dir
+        self.juju_version = juju_version
+        self._runs: dict[str, RunResult] = {}
+
+    @classmethod
+    def for_options(cls, lab: Lab, options: HarnessOptions, probe_charm: str) -> Deployment:
+        stack = default_stack(
+            probe_charm,
+            mysql_channel=options.mysql_channel,
+            router_channel=options.router_channel,
+        )
+        return cls(lab, stack, options.evidence_dir, options.juju_version)
+
+    async def deploy(self) -> None:
+        await deploy_stack(self.lab, self.stack)
+
+    async def run(self, name: str) -> RunResult:
+        if name not in self._runs:
+            self._runs[name] = await run_scenario(
+                self.lab,
+                scenario(name),
+                self.stack,
+                self.evidence_dir / name,
+                juju_version=self.juju_version if self.lab.simulated else None,
+                progress=log.info,
+            )
+        return self._runs[name]
+
+
+class Disrupter:
+    """The ``disrupt`` fixture's value: ``await disrupt(scenario_name)``."""
+
+    def __init__(self, deployment: Deployment, record: Callable[[Path], None]) -> None:
+        self.deployment = deployment
+        self._record = record
+
+    async def __call__(self, name: str) -> RunResult:
+        try:
+            result = await self.deployment.run(name)
+        finally:
+            # The bundle is written even when the run raised; point the test at it.
+            self._record(self.deployment.evidence_dir / name)
+        return result

@@ -1,0 +1,98 @@
+"""The pytest plugin's options and markers, driven through pytester."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+def test_known_bug_marker_is_a_strict_xfail_naming_the_bug(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.known_bug("https://bugs.launchpad.net/juju/+bug/2021891")
+        def test_reporter_expectation():
+            assert ["stop", "upgrade-charm"] == ["stop"]
+
+        @pytest.mark.known_bug("https://bugs.launchpad.net/juju/+bug/1")
+        def test_juju_changed():
+            assert True
+        """
+    )
+    result = pytester.runpytest("-rxX", "--backend", "twin")
+    result.assert_outcomes(xfailed=1, failed=1)
+    result.stdout.fnmatch_lines(["*XFAIL*test_reporter_expectation*+bug/2021891*"])
+    # strict: an unexpected pass fails, so the suite alarms when Juju changes.
+    result.stdout.fnmatch_lines(["*XPASS(strict)*+bug/1:*"])
+
+
+def test_known_bug_does_not_hide_an_infrastructure_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.known_bug("https://bugs.launchpad.net/juju/+bug/2021891")
+        def test_broken_setup():
+            raise RuntimeError("controller went away")
+        """
+    )
+    result = pytester.runpytest("--backend", "twin")
+    result.assert_outcomes(failed=1)
+
+
+def test_node_restart_tests_skip_on_live_without_opt_in(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.node_restart
+        def test_restart():
+            pass
+        """
+    )
+    result = pytester.runpytest("-rs", "--backend", "live")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*--allow-node-restart*"])
+    assert pytester.runpytest("--backend", "live", "--allow-node-restart").ret == 0
+
+
+def test_node_restart_runs_on_the_twin_without_opt_in(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.node_restart
+        def test_restart():
+            pass
+        """
+    )
+    pytester.runpytest("--backend", "twin").assert_outcomes(passed=1)
+
+
+def test_failure_summary_points_at_the_report(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        def test_fails(request):
+            request.node.user_properties.append(("evidence", "evidence/twin/lp2021891-pod-delete"))
+            assert False
+        """
+    )
+    result = pytester.runpytest("--backend", "twin")
+    result.stdout.fnmatch_lines(["*evidence/twin/lp2021891-pod-delete/report.md*"])
+
+
+def test_live_lab_skips_with_what_is_missing(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(pytester.path))  # no juju, no charmcraft
+    pytester.makepyfile(
+        """
+        def test_needs_lab(lab):
+            raise AssertionError("must not run without a controller")
+        """
+    )
+    result = pytester.runpytest("-rs", "--backend", "live")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*needs a live Juju controller on MicroK8s*`juju` CLI*"])
