@@ -7,8 +7,11 @@ Each turns what ``juju`` or the ``kubernetes`` client returns into the frozen va
 
 from __future__ import annotations
 
+from harness.live.actions import parse_action_output, parse_action_outputs
 from harness.live.show_unit import parse_show_unit
 
 __all__ = [
+    "parse_action_output",
+    "parse_action_outputs",
     "parse_show_unit",
 ]
