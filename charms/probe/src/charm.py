@@ -39,6 +39,14 @@ logger = logging.getLogger(__name__)
 _NOT_JOURNALED: tuple[type[ops.EventBase], ...] = (ops.CollectMetricsEvent,)
 
 
+_DB_STATUS = {
+    "ok": "db creds ok",
+    "waiting": "db creds waiting",
+    "no-relation": "no db relation",
+    "secret-unreadable": "db secret unreadable",
+}
+
+
 def _journaled(event_type: type[ops.EventBase]) -> bool:
     return issubclass(event_type, ops.HookEvent) and not issubclass(event_type, _NOT_JOURNALED)
 
@@ -191,12 +199,10 @@ class ProbeCharm(ops.CharmBase):
             journal_text = f"journal storage not attached ({pending} buffered)"
         else:
             journal_text = f"journal {journal.last_seq(directory)} events"
-        creds = database.credentials_state(self.model, DATABASE_ENDPOINT)
+        creds = _DB_STATUS[database.credentials_state(self.model, DATABASE_ENDPOINT)]
         if self._marker_state is None:
             self._marker_state = markers.workload_marker(self._workload)
-        event.add_status(
-            ops.ActiveStatus(f"{journal_text}; db creds {creds}; marker {self._marker_state}")
-        )
+        event.add_status(ops.ActiveStatus(f"{journal_text}; {creds}; marker {self._marker_state}"))
 
     # Actions.
 
