@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from harness.live.actions import parse_action_output, parse_action_outputs
 from harness.live.show_unit import parse_show_unit
+from harness.live.status import parse_app_charms, parse_model_version, parse_status
 
 __all__ = [
     "parse_action_output",
     "parse_action_outputs",
+    "parse_app_charms",
+    "parse_model_version",
     "parse_show_unit",
+    "parse_status",
 ]
