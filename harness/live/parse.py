@@ -8,6 +8,7 @@ Each turns what ``juju`` or the ``kubernetes`` client returns into the frozen va
 from __future__ import annotations
 
 from harness.live.actions import parse_action_output, parse_action_outputs
+from harness.live.pods import pod_identity, unit_for_pod
 from harness.live.show_unit import parse_show_unit
 from harness.live.status import parse_app_charms, parse_model_version, parse_status
 
@@ -18,4 +19,6 @@ __all__ = [
     "parse_model_version",
     "parse_show_unit",
     "parse_status",
+    "pod_identity",
+    "unit_for_pod",
 ]
