@@ -30,8 +30,6 @@ from harness.observations import HookRecord, Outcome
 UNKNOWN_UNIT = "unknown"
 """The unit of a record from a log without entities (an agent log file) when none is given."""
 
-# A cheap substring test keeps the regex off the vast majority of lines.
-_WORTH_A_LOOK = (" hook", "reboot detected", "running containerAgent", "error running ")
 
 _LINE = re.compile(
     r"(?:\S+ \[container-agent\] )?"  # pebble's prefix in `kubectl logs <pod> -c charm`
@@ -101,8 +99,23 @@ def parse_line(line: str, unit: str | None = None) -> HookRecord | None:
     ``unit`` names the unit of lines that carry no entity (agent log files); without it
     they are attributed to ``UNKNOWN_UNIT``.
     """
-    if not any(marker in line for marker in _WORTH_A_LOOK):
+    if not _worth_a_look(line):
         return None
+    return _parse(line, unit)
+
+
+def _worth_a_look(line: str) -> bool:
+    """A cheap substring test that keeps the regexes off the vast majority of lines."""
+    return (
+        '" hook' in line
+        or 'hook "' in line
+        or "reboot detected" in line
+        or "running containerAgent" in line
+        or 'error running "' in line
+    )
+
+
+def _parse(line: str, unit: str | None) -> HookRecord | None:
     if "\x1b[" in line:  # `juju debug-log --color`
         line = _ANSI.sub("", line)
     match = _LINE.match(line.rstrip("\r\n"))
@@ -166,10 +179,12 @@ def _record(
 
 def parse_lines(lines: Iterable[str], unit: str | None = None) -> Iterator[HookRecord]:
     """Every hook-related record in ``lines``, in log order; streams in constant memory."""
+    worth_a_look, parse = _worth_a_look, _parse  # locals: this loop may see a billion lines
     for line in lines:
-        record = parse_line(line, unit)
-        if record is not None:
-            yield record
+        if worth_a_look(line):
+            record = parse(line, unit)
+            if record is not None:
+                yield record
 
 
 def hook_names(
