@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Pack charms/probe with charmcraft inside LXD, as Canonical's charm CI does, and move the
+# result to OUT. Usage: pack-probe.sh OUT.charm   (CHARMCRAFT_CHANNEL picks the snap channel)
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 OUT.charm" >&2
+  exit 2
+fi
+out=$1
+channel=${CHARMCRAFT_CHANNEL:-3.x/stable}
+charm_dir=charms/probe
+
+# The runner's shell predates our addition to the lxd group and `newgrp` cannot be used in a
+# non-interactive step: a fresh login through sudo picks the new group up.
+as_user() {
+  sudo --user "$USER" --preserve-env --preserve-env=PATH -- env -- "$@"
+}
+
+sudo snap install lxd
+sudo adduser "$USER" lxd
+as_user lxd waitready
+as_user lxd init --auto
+# Docker on the runner drops forwarded traffic, which cuts LXD containers off the network.
+sudo iptables -F FORWARD
+sudo iptables -P FORWARD ACCEPT
+
+sudo snap install charmcraft --classic --channel="$channel"
+(cd "$charm_dir" && as_user charmcraft pack --verbose)
+
+shopt -s nullglob
+packed=("$charm_dir"/*.charm)
+if [[ ${#packed[@]} -ne 1 ]]; then
+  echo "expected one .charm in $charm_dir after packing, found ${#packed[@]}: ${packed[*]}" >&2
+  exit 1
+fi
+mkdir -p "$(dirname "$out")"
+mv "${packed[0]}" "$out"
+echo "packed $out"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Build the lifecycle matrix from every live job's evidence bundles with `repro matrix` and
+# publish it to the run summary. Usage: publish-matrix.sh BUNDLES_DIR OUT.md
+set -euo pipefail
+
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 BUNDLES_DIR OUT.md" >&2
+  exit 2
+fi
+bundles_dir=$1
+out=$2
+summary=${GITHUB_STEP_SUMMARY:-/dev/stdout}
+
+# One argument per bundle folder (the folder holding bundle.json), whatever artifact it
+# arrived in.
+bundles=()
+if [[ -d $bundles_dir ]]; then
+  mapfile -t bundles < <(find "$bundles_dir" -type f -name bundle.json -printf '%h\n' | LC_ALL=C sort)
+fi
+
+mkdir -p "$(dirname "$out")"
+if [[ ${#bundles[@]} -eq 0 ]]; then
+  echo "No live evidence bundle was uploaded by any matrix job; see the integration jobs." |
+    tee "$out" >>"$summary"
+  exit 0
+fi
+
+repro matrix "${bundles[@]}" >"$out"
+{
+  printf '## Lifecycle matrix (live MicroK8s, %d bundles)\n\n' "${#bundles[@]}"
+  cat "$out"
+  printf '\n'
+} >>"$summary"
