@@ -1,0 +1,312 @@
+"""The expectation catalogue: its data keeps its rules, and the loader enforces them."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.catalogue import DEFAULT_PATH, LIFECYCLE, CatalogueError, load
+from harness.catalogue.hooknames import is_valid, parse
+from harness.disrupt.base import NAMES
+from harness.errors import HarnessError, UnknownName
+from harness.versions import JujuVersion
+
+V = JujuVersion.parse
+
+
+def _raw() -> dict[str, Any]:
+    loaded = yaml.safe_load(DEFAULT_PATH.read_text(encoding="utf-8"))
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def _write(tmp_path: Path, doc: dict[str, Any]) -> Path:
+    path = tmp_path / "catalogue.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _entry(doc: dict[str, Any], disruption: str) -> dict[str, Any]:
+    found = next(e for e in doc["entries"] if e["disruption"] == disruption)
+    assert isinstance(found, dict)
+    return found
+
+
+# ------------------------------------------------------------------------ the data
+
+
+def test_every_entry_has_a_source_with_a_url() -> None:
+    for entry in load().entries:
+        assert entry.sources, entry.label
+        for source in entry.sources:
+            assert source.url.startswith("https://"), (entry.label, source.url)
+            assert source.claim, entry.label
+
+
+def test_ranges_of_one_disruption_do_not_overlap_and_cover_2_9_onwards() -> None:
+    catalogue = load()
+    groups: dict[tuple[str, str | None], list[tuple[JujuVersion, JujuVersion | None]]] = {}
+    for entry in catalogue.entries:
+        high = None if entry.juju_max is None else V(entry.juju_max)
+        groups.setdefault((entry.disruption, entry.variant), []).append((V(entry.juju_min), high))
+    for key, ranges in groups.items():
+        ranges.sort(key=lambda r: r[0])
+        assert ranges[0][0] == V("2.9"), key
+        assert ranges[-1][1] is None, key
+        for (_, high), (next_low, _) in itertools.pairwise(ranges):
+            assert high == next_low, key  # contiguous: no overlap, no gap
+
+
+def test_every_disruption_and_lifecycle_entry_is_catalogued() -> None:
+    assert set(load().disruptions()) == set(NAMES) | set(LIFECYCLE)
+
+
+@pytest.mark.parametrize("version", ["2.9.43", "3.6"])
+@pytest.mark.parametrize("name", [*NAMES, *LIFECYCLE])
+def test_expect_answers_for_every_name_on_2_9_and_3_6(name: str, version: str) -> None:
+    expectation = load().expect(name, V(version))
+    assert expectation.disruption == name
+    assert expectation.covers(V(version))
+    assert expectation.variant is None
+
+
+def test_expect_takes_a_version_string_too() -> None:
+    assert load().expect("pod-delete", "3.6") == load().expect("pod-delete", V("3.6"))
+
+
+def test_the_default_catalogue_is_read_once() -> None:
+    assert load() is load()
+
+
+def test_hook_names_in_the_catalogue_are_juju_hooks_or_templates() -> None:
+    for entry in load().entries:
+        for hook in (*entry.hooks, *(h.hook for h in entry.optional), *entry.background):
+            assert is_valid(hook), (entry.label, hook)
+
+
+# --------------------------------------------------------------------- the facts
+
+
+def test_pod_delete_reruns_the_upgrade_sequence_on_a_fresh_pod() -> None:
+    for version in ("2.9.43", "3.6"):
+        e = load().expect("pod-delete", version)
+        assert e.hooks == ("stop", "upgrade-charm", "config-changed", "start")
+        assert e.survives == {"container-root": False, "charm-dir": False, "storage": True}
+        assert (e.pod_uid, e.relation_data, e.unit_identity) == ("new", "kept", "kept")
+        assert [bug.id for bug in e.known_bugs] == ["LP#2021891"]
+
+
+def test_node_restart_runs_only_start_on_the_same_pod() -> None:
+    e = load().expect("node-restart", "2.9.43")
+    assert e.hooks == ("start",)
+    assert e.survives == {"container-root": False, "charm-dir": True, "storage": True}
+    assert (e.pod_uid, e.restart_count) == ("same", "increments")
+    assert any("bugs.launchpad.net/juju/+bug/2021891" in s.url for s in e.sources)
+    (bug,) = e.known_bugs
+    assert bug.juju_does == ("start",)
+    assert bug.fixed_in is None
+
+
+def test_pod_template_changes_keep_relation_data_since_2_6_4() -> None:
+    for name in ("pod-spec-change", "charm-pod-spec-change", "resource-refresh"):
+        e = load().expect(name, "3.6")
+        assert e.relation_data == "kept"
+        assert e.unit_order == "highest-ordinal-first"
+        (bug,) = e.known_bugs
+        assert (bug.id, bug.kind, bug.fixed_in) == ("LP#1830745", "relation-data", "2.6.4")
+        assert bug.is_fixed_in(V("2.9"))
+        assert not bug.is_fixed_in(V("2.6.3"))
+        assert any(s.url == "https://github.com/juju/juju/pull/10270" for s in e.sources)
+
+
+def test_termination_grace_period_splits_the_pod_replacing_ranges() -> None:
+    for name in ("pod-delete", "pod-spec-change", "resource-refresh", "charm-refresh"):
+        assert load().expect(name, "2.9.43").termination_grace_seconds == 300
+        assert load().expect(name, "3.6").termination_grace_seconds == 30
+
+
+def test_container_restart_requires_pebble_ready_of_the_restarted_container() -> None:
+    e = load().expect("container-restart", "3.6")
+    assert e.scope == "container"
+    assert e.required_hooks(containers=["workload"]) == ("workload-pebble-ready",)
+    charm = load().expect("container-restart", "3.6", variant="charm")
+    assert charm.hooks == ("start",)
+
+
+def test_scale_down_up_removes_units_and_deploys_new_ones() -> None:
+    e = load().expect("scale-down-up", "3.6")
+    assert e.hooks == ("stop", "remove")
+    assert (e.unit_identity, e.unit_order) == ("new", "all-at-once")
+    assert e.new_units is not None
+    assert e.new_units.disruption == "deploy"
+
+
+def test_pebble_ready_is_required_after_the_pod_churn_sequence_but_unordered() -> None:
+    e = load().expect("pod-delete", "3.6")
+    assert e.required_hooks(containers=["workload"]) == (
+        "stop",
+        "upgrade-charm",
+        "config-changed",
+        "start",
+        "workload-pebble-ready",
+    )
+    # No ordering against start: the only constraint is "after upgrade-charm".
+    pebble = next(h for h in e.optional if h.required)
+    assert pebble.where == "after:upgrade-charm"
+
+
+def test_deploy_sequence_depends_on_leadership() -> None:
+    e = load().expect("deploy", "3.6")
+    leader = e.expected_sequence(containers=["workload"], storages=["journal"], leader=True)
+    follower = e.expected_sequence(containers=["workload"], storages=["journal"], leader=False)
+    assert leader[:4] == ("install", "leader-elected", "config-changed", "start")
+    assert follower[:4] == ("install", "leader-settings-changed", "config-changed", "start")
+    assert "journal-storage-attached" in leader
+    assert "workload-pebble-ready" in follower
+    assert "leader-elected" not in follower
+
+
+def test_to_json_has_what_repro_predict_prints() -> None:
+    data = load().expect("pod-delete", "3.6").to_json(containers=["mysql-router"])
+    json.dumps(data)  # serialisable as is
+    assert data["hooks"] == [
+        "stop",
+        "upgrade-charm",
+        "config-changed",
+        "start",
+        "mysql-router-pebble-ready",
+    ]
+    assert data["survives"] == {"container-root": False, "charm-dir": False, "storage": True}
+    assert all(s["url"].startswith("https://") for s in data["sources"])
+    assert data["known_bugs"][0]["id"] == "LP#2021891"
+    assert data["juju"] == {"min": "3.3", "max": None}
+
+
+# ------------------------------------------------------------------------- errors
+
+
+def test_unknown_disruption_is_a_one_line_error_naming_the_valid_ones() -> None:
+    with pytest.raises(UnknownName) as caught:
+        load().expect("pod-explode", "3.6")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "pod-explode" in message
+    for name in (*NAMES, *LIFECYCLE):
+        assert name in message
+
+
+def test_a_version_before_2_9_is_not_covered() -> None:
+    with pytest.raises(UnknownName) as caught:
+        load().expect("pod-delete", "2.8.1")
+    assert "\n" not in str(caught.value)
+    assert "2.9 and later" in str(caught.value)
+
+
+def test_an_unknown_variant_or_garbage_version_is_refused() -> None:
+    with pytest.raises(UnknownName, match="choose one of: charm"):
+        load().expect("container-restart", "3.6", variant="sidecar")
+    with pytest.raises(UnknownName, match="not a Juju version"):
+        load().expect("pod-delete", "latest")
+
+
+def test_overlapping_ranges_are_refused(tmp_path: Path) -> None:
+    doc = _raw()
+    _entry(doc, "node-restart")["ranges"] = [
+        {"juju_min": "2.9", "juju_max": "3.4"},
+        {"juju_min": "3.3", "juju_max": None},
+    ]
+    with pytest.raises(CatalogueError, match=r"node-restart.*overlaps") as caught:
+        load(_write(tmp_path, doc))
+    assert "\n" not in str(caught.value)
+
+
+def test_a_gap_or_a_bounded_last_range_is_refused(tmp_path: Path) -> None:
+    doc = _raw()
+    _entry(doc, "node-restart")["ranges"] = [
+        {"juju_min": "2.9", "juju_max": "3.1"},
+        {"juju_min": "3.2", "juju_max": None},
+    ]
+    with pytest.raises(CatalogueError, match="leaves a gap"):
+        load(_write(tmp_path, doc))
+    doc = _raw()
+    _entry(doc, "node-restart")["ranges"] = [{"juju_min": "2.9", "juju_max": "4.0"}]
+    with pytest.raises(CatalogueError, match="must be unbounded"):
+        load(_write(tmp_path, doc))
+
+
+def test_an_entry_without_a_source_is_refused(tmp_path: Path) -> None:
+    doc = _raw()
+    _entry(doc, "pod-delete")["sources"] = []
+    with pytest.raises(CatalogueError, match=r"pod-delete.*no source"):
+        load(_write(tmp_path, doc))
+
+
+def test_a_source_pointing_at_no_ref_is_refused(tmp_path: Path) -> None:
+    doc = _raw()
+    _entry(doc, "pod-delete")["sources"] = [{"ref": "nowhere", "claim": "trust me"}]
+    with pytest.raises(CatalogueError, match="not in refs"):
+        load(_write(tmp_path, doc))
+
+
+def test_a_misspelt_hook_is_refused(tmp_path: Path) -> None:
+    doc = _raw()
+    _entry(doc, "pod-delete")["hooks"] = ["stop", "upgrade_charm"]
+    with pytest.raises(CatalogueError, match="upgrade_charm"):
+        load(_write(tmp_path, doc))
+    doc = _raw()
+    _entry(doc, "pod-delete")["optional"] = [{"hook": "{pod}-pebble-ready", "where": "anywhere"}]
+    with pytest.raises(CatalogueError, match="template variable"):
+        load(_write(tmp_path, doc))
+
+
+def test_an_unknown_disruption_name_in_the_file_is_refused(tmp_path: Path) -> None:
+    doc = _raw()
+    extra = copy.deepcopy(_entry(doc, "node-restart"))
+    extra["disruption"] = "node-reboot"
+    extra["known_bugs"] = []
+    doc["entries"].append(extra)
+    with pytest.raises(CatalogueError, match="unknown disruption 'node-reboot'"):
+        load(_write(tmp_path, doc))
+
+
+def test_a_missing_disruption_is_refused(tmp_path: Path) -> None:
+    doc = _raw()
+    doc["entries"] = [e for e in doc["entries"] if e["disruption"] != "charm-refresh"]
+    with pytest.raises(CatalogueError, match="no entry for charm-refresh"):
+        load(_write(tmp_path, doc))
+
+
+def test_unreadable_or_invalid_files_are_one_line_errors(tmp_path: Path) -> None:
+    with pytest.raises(HarnessError, match="cannot read catalogue"):
+        load(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("entries: [unclosed\n", encoding="utf-8")
+    with pytest.raises(CatalogueError, match="not valid YAML") as caught:
+        load(bad)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_catalogue_ships_inside_the_package() -> None:
+    assert DEFAULT_PATH.parent.name == "catalogue"
+    assert DEFAULT_PATH.parent.parent.name == "harness"
+
+
+# --------------------------------------------------------------------- hook names
+
+
+def test_templates_match_their_family_and_the_known_names_only() -> None:
+    pebble = parse("{container}-pebble-ready")
+    assert pebble.match("mysql-router-pebble-ready", {}) == "mysql-router"
+    assert pebble.match("workload-pebble-ready", {"container": ["charm"]}) is None
+    assert pebble.match("pebble-ready", {}) is None
+    relation = parse("{endpoint}-relation-changed")
+    assert relation.match("backend-database-relation-changed", {}) == "backend-database"
+    assert parse("start").match("start", {}) == ""
+    assert not is_valid("{container}-relation-changed")
+    assert not is_valid("starts")
