@@ -8,7 +8,8 @@ Each ``relation-info[]`` entry gives, as the shown unit sees it:
   relation (only own-application units, or ``local-unit`` with data, which Juju prints for
   peers only) the unit's own application; with no related unit at all, ``UNKNOWN_APP``
   (the endpoint name is not an application name, so guessing from it would mislead).
-- ``related-units.<unit>.data``: each remote unit's databag (peers' on a peer relation).
+- ``related-units.<unit>.data``: each remote unit's databag (peers' on a peer relation);
+  a null ``data`` gives no databag, as for ``local-unit``.
 - ``local-unit.data``: the unit's own databag, printed for peer relations; Juju 3.x prints
   ``data: null`` for other relations, which is "not shown", not "empty", so no databag.
 
@@ -90,7 +91,9 @@ def _relation_bags(seen_by: str, relation: object, source: DatabagSource) -> Ite
     if not is_null(local_data):
         yield bag(seen_by, "unit", local_data)
     for unit, unit_info in related.items():
-        yield bag(str(unit), "unit", as_mapping(unit_info).get("data"))
+        data = as_mapping(unit_info).get("data")
+        if not is_null(data):  # null: Juju did not show it, which is not "empty"
+            yield bag(str(unit), "unit", data)
 
 
 def _app_data_owner(seen_by: str, related: Mapping[str, Any], *, peer_hint: bool) -> str:

@@ -354,6 +354,18 @@ def log(
             id="location",
         ),
         pytest.param(
+            # cmd/juju/commands/debuglog.go prints a record's labels, joined by ",",
+            # between the module (and location) and the message.
+            log(f'runhook.go:186 uniter,hooks ran "start" hook {DISPATCH}'),
+            ("probe/0", "hook", "start", "ok"),
+            id="location-and-labels",
+        ),
+        pytest.param(
+            log('"meter-status-changed" hook was terminated', module="juju.worker.meterstatus"),
+            ("probe/0", "hook", "meter-status-changed", "terminated"),
+            id="meter-status-terminated",
+        ),
+        pytest.param(
             # `juju debug-log --color` wraps the level in ANSI codes.
             log(f'ran "start" hook {DISPATCH}\r\n', level="\x1b[94mINFO\x1b[0m"),
             ("probe/0", "hook", "start", "ok"),

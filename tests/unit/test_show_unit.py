@@ -311,6 +311,34 @@ def test_json_scalars_become_strings() -> None:
     assert (local.owner, local.data) == ("probe/0", {})
 
 
+def test_null_related_unit_data_is_not_an_empty_databag() -> None:
+    text = json.dumps(
+        {
+            "probe/0": {
+                "relation-info": [
+                    {
+                        "relation-id": 2,
+                        "endpoint": "probe",
+                        "related-endpoint": "probe",
+                        "application-data": {},
+                        "related-units": {
+                            "probe-peer/0": {"in-scope": False, "data": None},
+                            "probe-peer/1": {"in-scope": True, "data": {}},
+                        },
+                    }
+                ]
+            }
+        }
+    )
+
+    bags = parse_show_unit(text)
+
+    assert [(b.owner, b.scope, dict(b.data)) for b in bags] == [
+        ("probe-peer", "app", {}),
+        ("probe-peer/1", "unit", {}),
+    ]
+
+
 def test_unit_without_relations() -> None:
     assert parse_show_unit("probe/0:\n  leader: true\n  life: alive\n") == ()
 
