@@ -114,13 +114,14 @@ class ProbeCharm(ops.CharmBase):
 
     def _observe(self, hook: str) -> dict[str, Any]:
         """One journal entry: what this unit sees as the event begins, before it acts."""
+        now = _now()
         root = markers.root_incarnation()
         charm_dir = markers.charm_dir_incarnation(self._charm_dir)
         self._marker_state = markers.workload_marker(self._workload)
         local_token = str(self._stored.token)
         controller_token = self._read_peer_token()
         return {
-            "time": _now(),
+            "time": now,
             "event": hook,
             "unit": self.unit.name,
             "juju_version": os.environ.get("JUJU_VERSION"),
@@ -179,6 +180,7 @@ class ProbeCharm(ops.CharmBase):
     def _patch_template(self) -> None:
         token = str(self.config.get("pod-template-annotation") or "")
         if not self.unit.is_leader() or not token or token == self._stored.template_applied:
+            self._stored.template_error = ""  # nothing (left) to patch from this unit
             return
         result = template_patch.patch(self.app.name, self.model.name, token)
         if result.ok:

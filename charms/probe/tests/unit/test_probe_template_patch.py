@@ -88,6 +88,16 @@ def test_after_juju_trust_the_patch_is_retried_and_status_clears(ctx: Ctx, api: 
     assert out.unit_status.name == "active"
 
 
+def test_clearing_the_option_clears_the_block(ctx: Ctx, api: MagicMock) -> None:
+    api.patch_namespaced_stateful_set.side_effect = ApiException(status=403, reason="Forbidden")
+    out = ctx.run(ctx.on.config_changed(), _state())
+
+    out = ctx.run(ctx.on.config_changed(), replace(out, config={"pod-template-annotation": ""}))
+
+    assert api.patch_namespaced_stateful_set.call_count == 1
+    assert out.unit_status.name == "active"
+
+
 def test_other_api_errors_are_reported(ctx: Ctx, api: MagicMock) -> None:
     api.patch_namespaced_stateful_set.side_effect = ApiException(status=404, reason="Not Found")
 
