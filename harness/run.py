@@ -1,0 +1,346 @@
+"""One scenario end to end on a deployed stack; shared by ``repro run`` and the pytest plugin.
+
+Versions, a ``before`` snapshot, each target's disruption, a wait until the model settles,
+an ``after`` snapshot, the hooks inside the disruption window (debug-log and the probe
+journal), the verdict, and the evidence bundle. The bundle is written whatever happens: when
+a step raises, with what was gathered so far and the error, and the exception goes on up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.errors import HarnessError
+from harness.evidence.bundle import Evidence, write_bundle
+from harness.evidence.times import parse_instant
+from harness.findings import Finding
+from harness.observations import HookRecord, JournalEntry, Snapshot, Step
+from harness.ports import Lab
+from harness.scenarios import Scenario
+from harness.stack import Stack
+from harness.versions import JujuVersion, Versions
+
+if TYPE_CHECKING:
+    from harness.catalogue.model import Expectation
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run concluded and where its bundle is."""
+
+    evidence: Evidence
+    folder: Path
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.evidence.findings
+
+    @property
+    def deviations(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.evidence.findings if f.verdict == "deviation")
+
+    @property
+    def report(self) -> Path:
+        return self.folder / "report.md"
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every finding is ``match`` or ``known-bug``, 1 when any deviates."""
+        return 1 if self.deviations else 0
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as the one line the bundle and the report carry."""
+    message = re.sub(r"\s+", " ", str(exc)).strip()
+    if isinstance(exc, HarnessError):
+        return message
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+# --- commands a person can paste -------------------------------------------------------
+
+
+def deploy_commands(stack: Stack, juju: JujuVersion | None = None) -> tuple[str, ...]:
+    """``juju deploy``/``juju integrate`` for the stack (``relate`` before Juju 3)."""
+    lines = []
+    for spec in stack.apps:
+        parts = ["juju", "deploy", spec.charm, spec.app]
+        if spec.channel:
+            parts += ["--channel", spec.channel]
+        if spec.trust:
+            parts.append("--trust")
+        if spec.units != 1:
+            parts += ["-n", str(spec.units)]
+        if spec.base:
+            parts += ["--base", spec.base]
+        for key, value in sorted(spec.config.items()):
+            parts += ["--config", f"{key}={value}"]
+        for key, value in sorted(spec.resources.items()):
+            parts += ["--resource", f"{key}={value}"]
+        lines.append(" ".join(parts))
+    verb = "relate" if juju is not None and juju.major < 3 else "integrate"
+    lines += [f"juju {verb} {a} {b}" for a, b in stack.relations]
+    return tuple(lines)
+
+
+def repro_command(scenario: Scenario, backend: str, juju: str | None) -> str:
+    version = f" --juju {juju}" if juju and backend == "twin" else ""
+    return f"repro run {scenario.name} --backend {backend}{version}"
+
+
+def disruption_commands(scenario: Scenario, model: str, namespace: str) -> tuple[str, ...]:
+    from harness.disrupt import get
+
+    disruption = get(scenario.disruption)
+    return tuple(
+        line for target in scenario.targets for line in disruption.plan(model, namespace, target)
+    )
+
+
+def plan(
+    scenario: Scenario,
+    stack: Stack,
+    *,
+    model: str,
+    namespace: str,
+    juju: JujuVersion | None = None,
+) -> tuple[str, ...]:
+    """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run)."""
+    affected = sorted({t.app for t in scenario.targets})
+    lines = [f"# model {model} (Kubernetes namespace {namespace})", "# deploy the stack"]
+    lines += deploy_commands(stack, juju)
+    lines += [
+        f"# wait until settled: {', '.join(stack.app_names)} active and idle",
+        "# write the probe markers and databag values (actions write-marker, set-databag)",
+        "# snapshot before: pods, watched files, relation data, statuses, probe journal",
+        f"# disrupt: {scenario.disruption}",
+        *disruption_commands(scenario, model, namespace),
+        f"# wait until settled: {', '.join(affected)} pods Ready, agents idle, hooks quiet",
+        "# snapshot after: pods, watched files, relation data, statuses, probe journal",
+        "juju debug-log --replay --no-tail --date --utc --level INFO",
+        "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
+    ]
+    return tuple(lines)
+
+
+# --- the run ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Gathered:
+    """What the run has so far; becomes the evidence whether or not it finishes."""
+
+    scenario: Scenario
+    lab: Lab
+    versions: Versions = field(default_factory=Versions)
+    juju: str | None = None
+    expectation: Expectation | None = None
+    steps: list[Step] = field(default_factory=list)
+    before: Snapshot | None = None
+    after: Snapshot | None = None
+    hooks: tuple[HookRecord, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    commands: tuple[str, ...] = ()
+
+    def evidence(self, error: str | None = None) -> Evidence:
+        expected: tuple[str, ...] = ()
+        if self.expectation is not None:
+            expected = tuple(self.expectation.required_hooks())
+        return Evidence(
+            scenario=self.scenario.name,
+            backend=self.lab.backend,
+            simulated=self.lab.simulated,
+            versions=self.versions,
+            steps=tuple(self.steps),
+            before=self.before,
+            after=self.after,
+            hooks=self.hooks,
+            findings=self.findings,
+            commands=self.commands,
+            disruption=self.scenario.disruption,
+            juju_version=self.juju,
+            expected_hooks=expected,
+            error=error,
+        )
+
+
+def _now(lab: Lab) -> str:
+    return lab.clock.now().isoformat()
+
+
+async def _versions(lab: Lab) -> Versions:
+    versions = await lab.juju.versions()
+    if versions.kubernetes is None:
+        versions = replace(versions, kubernetes=await lab.cluster.server_version())
+    if versions.microk8s is None and lab.backend == "live":
+        versions = replace(versions, microk8s=await lab.node.version())
+    return versions
+
+
+def _pick_juju(versions: Versions, given: str | None) -> str:
+    """The version the catalogue is consulted for: the one asked for (twin), else detected."""
+    for candidate in (given, versions.juju_agent, versions.juju_controller):
+        if candidate:
+            try:
+                JujuVersion.parse(candidate)
+            except ValueError as exc:
+                raise HarnessError(str(exc), "pass --juju with a version such as 3.6") from None
+            return candidate
+    raise HarnessError("could not learn the Juju version", "pass --juju VERSION, e.g. 3.6")
+
+
+def in_window(record_time: str, start: datetime, end: datetime) -> bool:
+    """Whether a record is inside [start, end]; undated times cannot be placed, so they are."""
+    moment = parse_instant(record_time)
+    if moment is None:
+        return True
+    # Log times may be truncated to the second: widen the window by one each side.
+    return start - timedelta(seconds=1) <= moment <= end + timedelta(seconds=1)
+
+
+def _debug_log_hooks(text: str, start: datetime, end: datetime) -> tuple[HookRecord, ...]:
+    from harness.observe.debug_log import parse_lines
+
+    return tuple(r for r in parse_lines(text.splitlines()) if in_window(r.time, start, end))
+
+
+async def _journal_hooks(
+    lab: Lab, before: Snapshot | None, after: Snapshot
+) -> tuple[HookRecord, ...]:
+    """The probe units' journal entries written after the ``before`` snapshot, as records."""
+    from harness.observe.journal import hook_records, read_journal
+
+    since = {entry.unit: entry.seq for entry in before.journal} if before else {}
+    latest = {entry.unit: entry.seq for entry in after.journal}
+    entries: list[JournalEntry] = []
+    # Units that exist now and keep a journal; a removed unit (scale-down-up) cannot answer.
+    for unit in sorted(latest):
+        start = since.get(unit, 0)
+        if latest[unit] < start:  # a fresh storage volume: its journal starts again at 1
+            start = 0
+        found, _ = await read_journal(lab.juju, unit, start)
+        entries.extend(found)
+    return hook_records(entries)
+
+
+def _affected_units(scenario: Scenario, stack: Stack) -> dict[str, int]:
+    counts = {spec.app: spec.units for spec in stack.apps}
+    return {t.app: counts.get(t.app, 1) for t in scenario.targets}
+
+
+async def run_scenario(
+    lab: Lab,
+    scenario: Scenario,
+    stack: Stack,
+    evidence_dir: Path | str,
+    *,
+    juju_version: str | None = None,
+    progress: Progress = print,
+) -> RunResult:
+    """Run ``scenario`` on a deployed ``stack`` and write its bundle into ``evidence_dir``.
+
+    ``juju_version`` overrides the detected version for the catalogue (the twin's simulated
+    version). The bundle is written even when a step raises; the exception is re-raised.
+    """
+    folder = Path(evidence_dir)
+    got = _Gathered(scenario, lab)
+    try:
+        await _run(got, lab, scenario, stack, juju_version, progress)
+    except BaseException as exc:
+        write_bundle(got.evidence(one_line(exc)), folder)
+        progress(f"the run stopped early ({one_line(exc)}); evidence so far: {folder}")
+        raise
+    evidence = got.evidence()
+    write_bundle(evidence, folder)
+    return RunResult(evidence, folder)
+
+
+async def _run(
+    got: _Gathered,
+    lab: Lab,
+    scenario: Scenario,
+    stack: Stack,
+    juju_version: str | None,
+    progress: Progress,
+) -> None:
+    from harness.catalogue import load
+    from harness.disrupt import get
+    from harness.observe.snapshot import take_snapshot
+    from harness.settle import wait_settled
+    from harness.verdict import judge
+
+    label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
+    progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")
+
+    start = _now(lab)
+    got.versions = await _versions(lab)
+    got.juju = _pick_juju(got.versions, juju_version)
+    juju = JujuVersion.parse(got.juju)
+    got.commands = (
+        repro_command(scenario, lab.backend, got.juju),
+        *deploy_commands(stack, juju),
+        *disruption_commands(scenario, lab.juju.model_name, lab.cluster.namespace),
+    )
+    # Look the expectation up before disrupting anything: an unknown entry fails early.
+    got.expectation = load().expect(scenario.disruption, juju)
+    got.steps.append(Step("read versions", start, _now(lab), f"Juju {got.juju}"))
+    progress(f"Juju {got.juju}; expecting {', '.join(got.expectation.required_hooks())}")
+
+    progress("snapshot before")
+    start = _now(lab)
+    got.before = await take_snapshot(lab, stack)
+    got.steps.append(Step("snapshot before", start, _now(lab)))
+
+    window_start = lab.clock.now()
+    disruption = get(scenario.disruption)
+    for target in scenario.targets:
+        who = ", ".join(target.units) or f"every unit of {target.app}"
+        progress(f"{scenario.disruption}: {who}")
+        got.steps.extend(await disruption.apply(lab, target))
+
+    affected = _affected_units(scenario, stack)
+    progress(f"waiting until settled: {', '.join(affected)}")
+    settled = await wait_settled(lab, tuple(affected), affected)
+    got.steps.extend(_as_steps(settled))
+
+    progress("snapshot after")
+    start = _now(lab)
+    got.after = await take_snapshot(lab, stack)
+    got.steps.append(Step("snapshot after", start, _now(lab)))
+    window_end = lab.clock.now()
+
+    progress("collecting hooks (debug-log and probe journal)")
+    start = _now(lab)
+    log_hooks = _debug_log_hooks(await lab.juju.debug_log(), window_start, window_end)
+    journal = await _journal_hooks(lab, got.before, got.after)
+    got.hooks = log_hooks + journal
+    got.steps.append(
+        Step(
+            "collect hooks",
+            start,
+            _now(lab),
+            f"{len(log_hooks)} from debug-log, {len(journal)} from the probe journal",
+        )
+    )
+
+    got.findings = tuple(judge(got.expectation, got.before, got.after, got.hooks))
+    counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
+    progress(", ".join(f"{n} {v}" for v, n in counts.items()))
+
+
+_VERDICTS = ("match", "deviation", "known-bug")
+
+
+def _as_steps(value: Step | Iterable[Step] | None) -> Sequence[Step]:
+    if value is None:
+        return ()
+    if isinstance(value, Step):
+        return (value,)
+    return tuple(value)

@@ -1,0 +1,442 @@
+"""harness.run: the scenario runner, on fake ports and a fake disruption.
+
+The collaborators (snapshot, settle, verdict, catalogue, disruption) are replaced by fakes
+that record how they were called, so these tests pin down the runner's own job: order,
+hook window, evidence, and a bundle written whatever happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import sys
+import types
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+import jsonschema
+import pytest
+
+from harness.disrupt.base import Disruption, Target
+from harness.errors import HarnessError, WaitTimeout
+from harness.findings import Finding
+from harness.observations import JournalEntry, Snapshot, Step, UnitStatus
+from harness.ports import ActionResult, Lab
+from harness.run import deploy_commands, in_window, one_line, plan, run_scenario
+from harness.scenarios import scenario
+from harness.stack import default_stack
+from harness.versions import Versions
+
+T0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc)
+SCENARIO = scenario("lp2021891-pod-delete")
+STACK = default_stack("./probe.charm")
+
+
+class FakeClock:
+    """Each reading is one second after the last: steps get distinct, known times."""
+
+    def __init__(self) -> None:
+        self.t = T0
+
+    def now(self) -> datetime:
+        self.t += timedelta(seconds=1)
+        return self.t
+
+    def monotonic(self) -> float:
+        return (self.t - T0).total_seconds()
+
+    async def sleep(self, seconds: float) -> None:
+        self.t += timedelta(seconds=seconds)
+
+
+def log_line(unit: str, when: datetime, hook: str) -> str:
+    entity = "unit-" + unit.replace("/", "-")
+    stamp = when.strftime("%Y-%m-%d %H:%M:%S")
+    return (
+        f'{entity}: {stamp} INFO juju.worker.uniter.operation ran "{hook}" hook '
+        "(via hook dispatching script: dispatch)"
+    )
+
+
+def journal_row(unit: str, seq: int, event: str) -> dict[str, Any]:
+    return {
+        "seq": seq,
+        "time": f"2026-01-01T10:00:{seq:02d}+00:00",
+        "event": event,
+        "unit": unit,
+        "root_incarnation": "r",
+        "root_incarnation_new": False,
+        "charm_dir_incarnation": "c",
+        "charm_dir_incarnation_new": False,
+        "workload_marker": "present",
+        "leader": True,
+    }
+
+
+@dataclass
+class FakeJuju:
+    clock: FakeClock
+    versions_value: Versions = field(default_factory=lambda: Versions(juju_agent="3.6.1"))
+    journal: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    log: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+
+    @property
+    def model_name(self) -> str:
+        return "test-model"
+
+    async def versions(self) -> Versions:
+        return self.versions_value
+
+    async def debug_log(self) -> str:
+        self.calls.append("debug_log")
+        return "\n".join(self.log)
+
+    async def run_action(
+        self, unit: str, action: str, params: Mapping[str, object] | None = None
+    ) -> ActionResult:
+        assert action == "journal"
+        since = int(str((params or {}).get("since", 0)))
+        rows = [r for r in self.journal.get(unit, []) if r["seq"] > since]
+        return ActionResult(
+            unit,
+            action,
+            "completed",
+            {"entries": json.dumps(rows), "cursor": str(since + len(rows))},
+        )
+
+
+class FakeCluster:
+    namespace = "test-model"
+
+    async def server_version(self) -> str | None:
+        return "v1.31.0"
+
+
+class FakeNode:
+    async def version(self) -> str | None:
+        return "1.31/stable"
+
+
+def make_lab(backend: str = "twin", **juju: Any) -> tuple[Lab, FakeJuju]:
+    clock = FakeClock()
+    port = FakeJuju(clock, **juju)
+    lab = Lab(backend, port, FakeCluster(), FakeNode(), clock)  # type: ignore[arg-type]
+    return lab, port
+
+
+class FakeDisruption(Disruption):
+    name: ClassVar[str] = "pod-delete"
+    summary: ClassVar[str] = "fake"
+
+    def __init__(self, fail: BaseException | None = None, lab_log: FakeJuju | None = None) -> None:
+        self.fail = fail
+        self.port = lab_log
+        self.applied: list[Target] = []
+
+    async def apply(self, lab: Lab, target: Target) -> tuple[Step, ...]:
+        self.applied.append(target)
+        if self.fail is not None:
+            raise self.fail
+        start = lab.clock.now()
+        if self.port is not None:
+            # Hooks that ran because of this disruption land in the log now.
+            for unit in target.units:
+                self.port.log.append(log_line(unit, lab.clock.now(), "stop"))
+                self.port.log.append(log_line(unit, lab.clock.now(), "start"))
+        return (Step(f"delete {target.app}", start.isoformat(), lab.clock.now().isoformat()),)
+
+    def plan(self, lab_model: str, namespace: str, target: Target) -> tuple[str, ...]:
+        return tuple(
+            f"kubectl -n {namespace} delete pod {u.replace('/', '-')}" for u in target.units
+        )
+
+
+@dataclass
+class FakeExpectation:
+    disruption: str
+    hooks: tuple[str, ...] = ("stop", "start")
+
+    def required_hooks(self) -> tuple[str, ...]:
+        return self.hooks
+
+
+@dataclass
+class Fakes:
+    disruption: FakeDisruption
+    asked: list[tuple[str, str]] = field(default_factory=list)
+    judged: list[tuple[Any, ...]] = field(default_factory=list)
+    verdict: str = "match"
+    settle_error: BaseException | None = None
+    snapshots: int = 0
+
+
+def module(monkeypatch: pytest.MonkeyPatch, name: str) -> types.ModuleType:
+    """The real module when it exists, else an empty stand-in (others write them in parallel)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        stand_in = types.ModuleType(name)
+        monkeypatch.setitem(sys.modules, name, stand_in)
+        return stand_in
+
+
+@pytest.fixture
+def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
+    state = Fakes(FakeDisruption())
+
+    def get(name: str) -> Disruption:
+        assert name == "pod-delete"
+        return state.disruption
+
+    class FakeCatalogue:
+        def expect(self, disruption: str, juju: Any) -> FakeExpectation:
+            state.asked.append((disruption, str(juju)))
+            return FakeExpectation(disruption)
+
+    async def take_snapshot(lab: Lab, stack: Any) -> Snapshot:
+        state.snapshots += 1
+        journal = ()
+        if state.snapshots == 2:  # after: the probe journal moved on to seq 3
+            row = journal_row("probe/0", 3, "start")
+            journal = (JournalEntry.from_dict(row),)
+        elif state.snapshots == 1:
+            journal = (JournalEntry.from_dict(journal_row("probe/0", 1, "install")),)
+        return Snapshot(
+            taken_at=lab.clock.now().isoformat(),
+            statuses=(UnitStatus("probe/0", "active", "", "idle", True),),
+            journal=journal,
+        )
+
+    async def wait_settled(lab: Lab, apps: Sequence[str], expected: Any = None) -> Step:
+        if state.settle_error is not None:
+            raise state.settle_error
+        start = lab.clock.now().isoformat()
+        return Step("wait settled", start, lab.clock.now().isoformat(), ", ".join(apps))
+
+    def judge(
+        expectation: Any, before: Snapshot, after: Snapshot, hooks: Any
+    ) -> tuple[Finding, ...]:
+        state.judged.append((expectation, before, after, tuple(hooks)))
+        return (Finding("hooks", "probe/0", "stop, start", "stop, start", state.verdict, "u"),)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module(monkeypatch, "harness.disrupt"), "get", get, raising=False)
+    monkeypatch.setattr(
+        module(monkeypatch, "harness.catalogue"), "load", lambda: FakeCatalogue(), raising=False
+    )
+    monkeypatch.setattr(
+        module(monkeypatch, "harness.observe.snapshot"),
+        "take_snapshot",
+        take_snapshot,
+        raising=False,
+    )
+    monkeypatch.setattr(
+        module(monkeypatch, "harness.settle"), "wait_settled", wait_settled, raising=False
+    )
+    monkeypatch.setattr(module(monkeypatch, "harness.verdict"), "judge", judge, raising=False)
+    return state
+
+
+def run(lab: Lab, folder: Path, **kwargs: Any) -> Any:
+    lines: list[str] = []
+    result = asyncio.run(
+        run_scenario(lab, SCENARIO, STACK, folder, progress=lines.append, **kwargs)
+    )
+    return result, lines
+
+
+def bundle(folder: Path) -> dict[str, Any]:
+    raw = json.loads((folder / "bundle.json").read_text("utf-8"))
+    schema = json.loads(resources.files("harness").joinpath("evidence/schema.json").read_text())
+    jsonschema.validate(raw, schema)
+    return raw
+
+
+def test_a_run_writes_a_valid_bundle_with_steps_in_order(tmp_path: Path, fakes: Fakes) -> None:
+    lab, port = make_lab()
+    fakes.disruption.port = port
+
+    result, progress = run(lab, tmp_path / "run")
+
+    raw = bundle(result.folder)
+    assert result.folder == tmp_path / "run"
+    assert [s["name"] for s in raw["steps"]] == [
+        "read versions",
+        "snapshot before",
+        "delete mysql-router-k8s",
+        "delete probe",
+        "wait settled",
+        "snapshot after",
+        "collect hooks",
+    ]
+    assert [t.app for t in fakes.disruption.applied] == ["mysql-router-k8s", "probe"]
+    assert raw["error"] is None
+    assert raw["backend"] == "twin"
+    assert raw["simulated"] is True
+    assert raw["versions"]["kubernetes"] == "v1.31.0"
+    assert raw["expected_hooks"] == ["stop", "start"]
+    assert (result.folder / "report.md").exists()
+    assert (result.folder / "timeline.svg").exists()
+    assert "SIMULATED" in progress[0]
+    assert result.exit_code == 0
+
+
+def test_hooks_come_from_the_window_of_the_debug_log_and_from_the_journal(
+    tmp_path: Path, fakes: Fakes
+) -> None:
+    lab, port = make_lab()
+    fakes.disruption.port = port
+    # Lines from before the run (deploy hooks) must not count.
+    port.log.append(log_line("probe/0", T0 - timedelta(minutes=5), "install"))
+    port.journal["probe/0"] = [
+        journal_row("probe/0", 1, "install"),
+        journal_row("probe/0", 2, "stop"),
+        journal_row("probe/0", 3, "start"),
+    ]
+
+    result, _ = run(lab, tmp_path / "run")
+
+    hooks = [(h.unit, h.hook, h.source) for h in result.evidence.hooks]
+    assert hooks == [
+        ("mysql-router-k8s/0", "stop", "debug-log"),
+        ("mysql-router-k8s/0", "start", "debug-log"),
+        ("probe/0", "stop", "debug-log"),
+        ("probe/0", "start", "debug-log"),
+        ("probe/0", "stop", "journal"),  # after seq 1, the before snapshot's latest
+        ("probe/0", "start", "journal"),
+    ]
+    assert fakes.judged[0][3] == result.evidence.hooks
+
+
+def test_a_deviation_gives_exit_code_1(tmp_path: Path, fakes: Fakes) -> None:
+    fakes.verdict = "deviation"
+    lab, _ = make_lab()
+
+    result, _ = run(lab, tmp_path / "run")
+
+    assert result.exit_code == 1
+    assert len(result.deviations) == 1
+    assert bundle(result.folder)["findings"][0]["verdict"] == "deviation"
+
+
+def test_the_twin_version_given_wins_over_the_detected_one(tmp_path: Path, fakes: Fakes) -> None:
+    lab, _ = make_lab()
+
+    result, _ = run(lab, tmp_path / "run", juju_version="2.9.43")
+
+    assert fakes.asked == [("pod-delete", "2.9.43")]
+    assert result.evidence.juju_version == "2.9.43"
+    assert (
+        "repro run lp2021891-pod-delete --backend twin --juju 2.9.43" in result.evidence.commands
+    )
+
+
+def test_commands_hold_deploy_and_the_disruption_plan(tmp_path: Path, fakes: Fakes) -> None:
+    lab, _ = make_lab("live")
+
+    result, _ = run(lab, tmp_path / "run")
+
+    commands = result.evidence.commands
+    assert commands[0] == "repro run lp2021891-pod-delete --backend live"
+    assert "juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust" in commands
+    assert "juju integrate probe:database mysql-router-k8s:database" in commands
+    assert commands[-2:] == (
+        "kubectl -n test-model delete pod mysql-router-k8s-0",
+        "kubectl -n test-model delete pod probe-0",
+    )
+    assert result.evidence.simulated is False
+
+
+def test_bundle_is_written_when_the_disruption_raises(tmp_path: Path, fakes: Fakes) -> None:
+    fakes.disruption.fail = RuntimeError("kubectl said no\nsecond line")
+    lab, _ = make_lab()
+
+    with pytest.raises(RuntimeError, match="kubectl said no"):
+        run(lab, tmp_path / "run")
+
+    raw = bundle(tmp_path / "run")
+    assert raw["error"] == "RuntimeError: kubectl said no second line"
+    assert raw["before"] is not None
+    assert raw["after"] is None
+    assert raw["findings"] == []
+    assert "**The run stopped early:** RuntimeError: kubectl said no" in (
+        tmp_path / "run" / "report.md"
+    ).read_text("utf-8")
+
+
+def test_bundle_is_written_when_settling_times_out(tmp_path: Path, fakes: Fakes) -> None:
+    fakes.settle_error = WaitTimeout("probe pods Ready", 600, "probe-0 Pending")
+    lab, _ = make_lab()
+
+    with pytest.raises(WaitTimeout):
+        run(lab, tmp_path / "run")
+
+    raw = bundle(tmp_path / "run")
+    assert raw["error"].startswith("timed out after 600s waiting for probe pods Ready")
+    assert [s["name"] for s in raw["steps"]][-1] == "delete probe"
+
+
+def test_bundle_is_written_on_interrupt(tmp_path: Path, fakes: Fakes) -> None:
+    fakes.disruption.fail = KeyboardInterrupt()
+    lab, _ = make_lab()
+
+    with pytest.raises(KeyboardInterrupt):
+        run(lab, tmp_path / "run")
+
+    assert bundle(tmp_path / "run")["error"] == "KeyboardInterrupt"
+
+
+def test_unknown_juju_version_fails_before_disrupting(tmp_path: Path, fakes: Fakes) -> None:
+    lab, _ = make_lab(versions_value=Versions())
+
+    with pytest.raises(HarnessError, match="could not learn the Juju version"):
+        run(lab, tmp_path / "run")
+
+    assert fakes.disruption.applied == []
+    raw = bundle(tmp_path / "run")
+    assert raw["before"] is None
+    assert raw["error"].startswith("could not learn the Juju version")
+
+
+def test_in_window_keeps_dated_times_inside_and_undated_ones() -> None:
+    start, end = T0, T0 + timedelta(minutes=2)
+
+    assert in_window("2026-01-01 10:01:00", start, end)
+    assert in_window("2026-01-01T10:00:00.500+00:00", start, end)
+    assert not in_window("2026-01-01 09:58:00", start, end)
+    assert not in_window("2026-01-01 10:02:02", start, end)
+    assert in_window("10:30:00", start, end)  # undated: cannot be placed, so kept
+
+
+def test_deploy_commands_use_relate_before_juju_3() -> None:
+    from harness.versions import JujuVersion
+
+    old = deploy_commands(STACK, JujuVersion.parse("2.9.43"))
+    new = deploy_commands(STACK, JujuVersion.parse("3.6"))
+
+    assert "juju relate probe:database mysql-router-k8s:database" in old
+    assert "juju integrate probe:database mysql-router-k8s:database" in new
+    assert (
+        "juju deploy ./probe.charm probe --resource workload-image=ubuntu/nginx:1.24-24.04_beta"
+        in new
+    )
+
+
+def test_plan_lists_deploy_then_disruption_then_collection(fakes: Fakes) -> None:
+    lines = plan(SCENARIO, STACK, model="m", namespace="m")
+
+    deploy = lines.index("juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust")
+    delete = lines.index("kubectl -n m delete pod probe-0")
+    log = lines.index("juju debug-log --replay --no-tail --date --utc --level INFO")
+    assert deploy < delete < log
+    assert any(line.startswith("# snapshot before") for line in lines[deploy:delete])
+
+
+def test_one_line_flattens_and_names_the_type() -> None:
+    assert one_line(ValueError("a\n  b")) == "ValueError: a b"
+    assert one_line(HarnessError("broken", "fix it")) == "broken (fix it)"
