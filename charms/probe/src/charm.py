@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -126,7 +127,8 @@ class ProbeCharm(ops.CharmBase):
             "unit": self.unit.name,
             "juju_version": os.environ.get("JUJU_VERSION"),
             "dispatch_path": os.environ.get("JUJU_DISPATCH_PATH"),
-            "pod": os.environ.get("HOSTNAME"),
+            # A StatefulSet pod's hostname is its name, should the hook env lack HOSTNAME.
+            "pod": os.environ.get("HOSTNAME") or socket.gethostname(),
             "root_incarnation": root.id,
             "root_incarnation_new": root.new,
             "charm_dir_incarnation": charm_dir.id,

@@ -174,3 +174,22 @@ def test_actions_and_collect_status_are_not_journaled(ctx: Ctx) -> None:
     ctx.run(ctx.on.action("dump-relations"), state)
 
     assert [e["event"] for e in journal_entries(ctx, STORAGE)] == ["install"]
+
+
+def test_status_summarises_what_was_recorded(ctx: Ctx) -> None:
+    state = ctx.run(ctx.on.install(), _state(relations=set()))
+    state = ctx.run(ctx.on.start(), state)
+
+    assert state.unit_status == testing.ActiveStatus(
+        "journal 2 events; no db relation; marker absent"
+    )
+
+
+def test_pod_falls_back_to_the_hostname(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HOSTNAME")
+    monkeypatch.setattr("socket.gethostname", lambda: "probe-7")
+
+    ctx.run(ctx.on.start(), _state())
+
+    [entry] = journal_entries(ctx, STORAGE)
+    assert entry["pod"] == "probe-7"
