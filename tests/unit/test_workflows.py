@@ -536,6 +536,56 @@ def test_a_run_without_live_bundles_publishes_a_note_not_an_empty_table(tmp_path
     assert "No live evidence bundle" in out.read_text()
 
 
+FAKE_SUDO = """#!/usr/bin/env bash
+echo "sudo $*" >> "$CALLS"
+# as_user's `sudo --user ... -- env -- CMD`: run CMD; privileged set-up commands are no-ops.
+for ((i = $#; i > 0; i--)); do
+  if [[ ${!i} == -- ]]; then shift "$i"; exec "$@"; fi
+done
+"""
+
+
+@needs_bash
+@pytest.mark.parametrize("packed", [1, 0, 2])
+def test_pack_probe_moves_exactly_one_packed_charm_into_place(tmp_path: Path, packed: int) -> None:
+    (tmp_path / "charms" / "probe").mkdir(parents=True)
+    charmcraft = (
+        "#!/usr/bin/env bash\n"
+        'echo "charmcraft $* in $PWD" >> "$CALLS"\n'
+        f"for n in $(seq {packed}); do touch probe_ubuntu-22.04-amd64-$n.charm; done\n"
+    )
+    bin_dir = _fake_bin(
+        tmp_path, sudo=FAKE_SUDO, charmcraft=charmcraft, lxd="#!/usr/bin/env bash\n"
+    )
+    calls = tmp_path / "calls"
+    env = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "CALLS": str(calls),
+        "USER": "runner",
+        "CHARMCRAFT_CHANNEL": "3.x/stable",
+    }
+    result = subprocess.run(
+        ["bash", str(SCRIPTS / "pack-probe.sh"), "build/probe.charm"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    log = calls.read_text()
+    assert f"charmcraft pack --verbose in {tmp_path / 'charms' / 'probe'}" in log
+    assert "sudo snap install charmcraft --classic --channel=3.x/stable" in log
+    if packed == 1:
+        assert result.returncode == 0, result.stderr
+        assert (tmp_path / "build" / "probe.charm").is_file()
+    else:
+        assert result.returncode == 1
+        assert f"expected one .charm in charms/probe after packing, found {packed}" in (
+            result.stderr
+        )
+        assert not (tmp_path / "build" / "probe.charm").exists()
+
+
 # --- the run-block shellcheck ------------------------------------------------------------
 
 
