@@ -1,0 +1,84 @@
+"""Running a local command (``juju``, ``microk8s``, ``sudo``) without blocking the loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from harness.errors import HarnessError
+
+NOT_FOUND = 127  # what a shell returns for a missing command
+
+
+@dataclass(frozen=True)
+class Completed:
+    """A finished command: what ran, its exit code and both streams."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+class ProcessTimeout(HarnessError):
+    """A command ran past its timeout and was killed."""
+
+    def __init__(self, argv: Sequence[str], timeout: float) -> None:
+        self.argv = tuple(argv)
+        self.timeout = timeout
+        super().__init__(
+            f"`{shlex.join(argv)}` did not finish within {timeout:.0f}s",
+            "check that the controller and the cluster respond",
+        )
+
+
+class ProcessRunner(Protocol):
+    async def __call__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> Completed: ...
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+) -> Completed:
+    """Run ``argv``; a missing binary gives exit code 127, a timeout kills it and raises."""
+    merged = {**os.environ, **(env or {})}
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=merged,
+        )
+    except FileNotFoundError:
+        return Completed(tuple(argv), NOT_FOUND, "", f"{argv[0]}: command not found")
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    except asyncio.TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+        raise ProcessTimeout(argv, timeout or 0.0) from None
+    return Completed(
+        tuple(argv),
+        proc.returncode if proc.returncode is not None else -1,
+        out.decode("utf-8", "replace"),
+        err.decode("utf-8", "replace"),
+    )
