@@ -1,0 +1,434 @@
+"""``repro``: list, predict, timeline, run, report and matrix.
+
+Every failure a person can fix ends in one line on stderr and exit status 2; ``run`` exits 1
+when a finding deviates from the catalogue and 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, NoReturn, TextIO
+
+from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
+from harness.versions import JujuVersion
+
+BOOTSTRAP_FIX = "bootstrap one with `juju bootstrap microk8s`, or pass --backend twin"
+_UNIT = re.compile(r"^[a-z][a-z0-9-]*/\d+$")
+
+
+class UsageError(Exception):
+    """Bad command-line usage, reported as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    # argparse prints usage and exits; we want one line and our own exit status.
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _juju(text: str) -> JujuVersion:
+    try:
+        return JujuVersion.parse(text)
+    except ValueError:
+        raise HarnessError(
+            f"not a Juju version: {text!r}", "use a version such as 3.6 or 2.9.43"
+        ) from None
+
+
+def _normal_unit(text: str) -> str:
+    """``probe/0``, also accepting the agent name ``unit-probe-0``."""
+    from harness.observe.debug_log import unit_from_entity
+
+    unit = unit_from_entity(text) if text.startswith("unit-") else text
+    if unit is None or not _UNIT.match(unit):
+        raise HarnessError(f"not a unit name: {text!r}", "use app/N, e.g. mysql-router-k8s/0")
+    return unit
+
+
+@contextlib.contextmanager
+def _open_log(path: str) -> Iterator[TextIO]:
+    if path == "-":
+        yield sys.stdin
+        return
+    file = Path(path)
+    if not file.exists():
+        raise HarnessError(
+            f"no such file: {path}", "pass a saved `juju debug-log` dump, or - for stdin"
+        )
+    if file.is_dir():
+        raise HarnessError(f"{path} is a folder", "pass a debug-log file, or - for stdin")
+    try:
+        # Logs can hold any bytes; a bad one must not stop a 1 GB read.
+        handle = open(file, encoding="utf-8", errors="replace", buffering=1 << 20)  # noqa: SIM115
+    except OSError as exc:
+        raise HarnessError(
+            f"cannot read {path}: {exc.strerror}", "check its permissions"
+        ) from None
+    with handle:
+        yield handle
+
+
+def _write(out: IO[str], text: str) -> None:
+    out.write(text if text.endswith("\n") else text + "\n")
+
+
+# --- list ------------------------------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from harness.disrupt.base import NAMES
+    from harness.scenarios import SCENARIOS
+
+    width = max(len(n) for n in (*NAMES, *(s.name for s in SCENARIOS)))
+    print("disruptions:")
+    for name in NAMES:
+        print(f"  {name:<{width}}  {_summary(name)}".rstrip())
+    print("scenarios:")
+    for s in SCENARIOS:
+        bug = f" ({s.bug})" if s.bug else ""
+        print(f"  {s.name:<{width}}  [{s.disruption}] {s.summary}{bug}")
+    return 0
+
+
+def _summary(name: str) -> str:
+    try:
+        from harness.disrupt import get
+
+        return str(get(name).summary)
+    except (ImportError, HarnessError):
+        return ""
+
+
+# --- predict ---------------------------------------------------------------------------
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    from harness.catalogue import load
+
+    version = _juju(args.juju)
+    catalogue = load()
+    known = sorted({entry.disruption for entry in catalogue.entries})
+    if args.disruption not in known:
+        raise UnknownName(
+            f"unknown disruption {args.disruption!r}", f"choose one of: {', '.join(known)}"
+        )
+    expectation = catalogue.expect(args.disruption, version)
+    data = expectation.to_json()
+    if args.format == "json":
+        print(json.dumps(data, indent=2, sort_keys=True))
+    else:
+        print(_predict_text(data, args.disruption, str(args.juju)))
+    return 0
+
+
+def _predict_text(data: dict[str, Any], disruption: str, juju: str) -> str:
+    span = data.get("juju") or {}
+    upper = f"to {span.get('max')}" if span.get("max") else "and later"
+    lines = [f"{disruption} on Juju {juju} (catalogue entry for Juju {span.get('min')} {upper})"]
+    if data.get("summary"):
+        lines.append(str(data["summary"]))
+    lines.append(f"hooks, in order: {', '.join(data.get('hooks') or ()) or '(none)'}")
+    optional = [
+        f"{o['hook']} ({o['where']}"
+        + (f", {o['when']}" if o.get("when") != "always" else "")
+        + ")"
+        for o in data.get("optional") or ()
+        if not o.get("required")
+    ]
+    if optional:
+        lines.append(f"may also run: {', '.join(optional)}")
+    survives = data.get("survives") or {}
+    if survives:
+        kept = ", ".join(f"{layer} {'kept' if ok else 'lost'}" for layer, ok in survives.items())
+        lines.append(f"files: {kept}")
+    lines.append(
+        "pod uid {}; restart counts {}; relation data {}; unit identity {}".format(
+            data.get("pod_uid"),
+            data.get("restart_count"),
+            data.get("relation_data"),
+            data.get("unit_identity"),
+        )
+    )
+    for bug in data.get("known_bugs") or ():
+        lines.append(
+            f"known bug {bug['id']} ({bug['url']}): {bug['title']}; reporter expected "
+            f"{', '.join(bug['reporter_expected'])}; Juju does {', '.join(bug['juju_does'])}"
+        )
+    for source in data.get("sources") or ():
+        lines.append(f"source: {source['claim']} <{source['url']}>")
+    return "\n".join(lines)
+
+
+# --- timeline --------------------------------------------------------------------------
+
+
+def cmd_timeline(args: argparse.Namespace) -> int:
+    from harness.evidence.svg import render_timeline_svg
+    from harness.evidence.timeline_text import render_markdown, write_json, write_text
+    from harness.observe.debug_log import parse_lines, unit_from_entity
+
+    only = _normal_unit(args.unit) if args.unit else None
+    name = "stdin" if args.file == "-" else Path(args.file).name
+    # An agent log file has no entity on its lines; its name (unit-probe-0.log) says whose.
+    default_unit = only or (unit_from_entity(Path(args.file).stem) if args.file != "-" else None)
+    with _open_log(args.file) as handle:
+        records = parse_lines(handle, default_unit)
+        if only is not None:
+            records = (r for r in records if r.unit == only)
+        if args.format == "json":
+            count = write_json(records, sys.stdout)
+        elif args.format == "text":
+            count = write_text(records, sys.stdout)
+        else:
+            kept = list(records)  # records only; the lines stream past
+            count = len(kept)
+            if args.format == "md":
+                _write(sys.stdout, render_markdown(kept, name))
+            else:
+                title = f"hook timeline: {name}" + (f" ({only})" if only else "")
+                _write(sys.stdout, render_timeline_svg(kept, title=title))
+    if count == 0:
+        whose = f" for {only}" if only else ""
+        print(f"repro: no hook lines{whose} in {name}", file=sys.stderr)
+    return 0
+
+
+# --- report and matrix -----------------------------------------------------------------
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from harness.evidence.bundle import read_bundle, to_json
+    from harness.evidence.report import render_report
+    from harness.evidence.svg import render_svg
+
+    evidence = read_bundle(args.bundle)
+    render = {"md": render_report, "svg": render_svg, "json": to_json}[args.format]
+    _write(sys.stdout, render(evidence))
+    return 0
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from harness.evidence.matrix import matrix_of_folders
+
+    _write(sys.stdout, matrix_of_folders(args.bundles))
+    return 0
+
+
+# --- run -------------------------------------------------------------------------------
+
+
+def _controller_reachable() -> bool:
+    try:
+        from harness.live.lab import controller_reachable
+    except ImportError:
+        return False
+    return bool(controller_reachable())
+
+
+def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
+    """The backend and the first line that announces it."""
+    if requested == "twin":
+        return "twin", "backend: twin (SIMULATED: an in-process simulation, not a real Juju)"
+    if requested == "live":
+        if not dry_run and not _controller_reachable():
+            raise EnvironmentUnavailable("no Juju controller is reachable", BOOTSTRAP_FIX)
+        return "live", "backend: live" + (" (dry run: nothing is touched)" if dry_run else "")
+    if _controller_reachable():
+        return "live", "backend: live (a Juju controller is reachable)"
+    return "twin", (
+        "backend: twin (no Juju controller is reachable, so this fell back to the twin: "
+        "results are SIMULATED)"
+    )
+
+
+def _probe_charm(args: argparse.Namespace, backend: str) -> str:
+    if args.probe_charm:
+        if not args.dry_run and not Path(args.probe_charm).exists():
+            raise HarnessError(
+                f"no such probe charm: {args.probe_charm}",
+                "pack it with charmcraft pack in charms/probe and pass the .charm file",
+            )
+        return str(args.probe_charm)
+    if backend == "twin":
+        return str(Path(__file__).resolve().parent.parent / "charms" / "probe")
+    if args.dry_run:
+        return "./probe_ubuntu-22.04-amd64.charm"
+    raise HarnessError(
+        "the live backend needs the packed probe charm",
+        "run charmcraft pack in charms/probe, then pass --probe-charm ./probe_*.charm",
+    )
+
+
+def _targets_for(scenario: Any, app: str | None, stack_apps: Sequence[str]) -> Any:
+    from harness.disrupt.base import Target
+
+    if app is None:
+        return scenario
+    if app not in stack_apps:
+        raise UnknownName(
+            f"unknown application {app!r}", f"choose one of: {', '.join(stack_apps)}"
+        )
+    chosen = tuple(t for t in scenario.targets if t.app == app)
+    if not chosen:
+        template = scenario.targets[0]
+        chosen = (Target(app, container=template.container, resource=template.resource),)
+    return replace(scenario, targets=chosen)
+
+
+def _bundle_folder(root: Path, scenario: str, backend: str) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    folder = root / f"{scenario}-{backend}-{stamp}"
+    n = 2
+    while folder.exists():
+        folder = root / f"{scenario}-{backend}-{stamp}-{n}"
+        n += 1
+    return folder
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from harness.run import plan
+    from harness.scenarios import scenario as find_scenario
+    from harness.stack import default_stack
+
+    chosen = find_scenario(args.scenario)
+    juju = _juju(args.juju) if args.juju else None
+    backend, announcement = _choose_backend(args.backend, args.dry_run)
+    print(announcement, flush=True)
+    stack = default_stack(_probe_charm(args, backend))
+    chosen = _targets_for(chosen, args.app, stack.app_names)
+    if backend == "live" and args.juju:
+        print("note: --juju is ignored on live: the controller's version decides", flush=True)
+    if args.dry_run:
+        model = args.model or f"repro-{chosen.name}"
+        for line in plan(chosen, stack, model=model, namespace=model, juju=juju):
+            print(line)
+        return 0
+    folder = _bundle_folder(Path(args.evidence_dir), chosen.name, backend)
+    try:
+        result = asyncio.run(_run(args, backend, chosen, stack, folder, juju))
+    except BaseException:
+        if (folder / "bundle.json").exists():
+            print(folder, flush=True)
+        raise
+    print(result.folder, flush=True)
+    return int(result.exit_code)
+
+
+async def _run(
+    args: argparse.Namespace,
+    backend: str,
+    scenario: Any,
+    stack: Any,
+    folder: Path,
+    juju: JujuVersion | None,
+) -> Any:
+    from harness.deploy import deploy_stack
+    from harness.run import run_scenario
+
+    if backend == "live":
+        from harness.live.lab import connect_lab
+
+        async with connect_lab(args.model, args.keep_model) as lab:
+            print(f"model: {lab.juju.model_name}", flush=True)
+            print("deploying the stack", flush=True)
+            await deploy_stack(lab, stack)
+            return await run_scenario(lab, scenario, stack, folder)
+    from harness.twin import make_lab
+
+    version = str(juju) if juju else "3.6"
+    lab = make_lab(juju_version=version)
+    print(f"model: {lab.juju.model_name} (SIMULATED, Juju {version})", flush=True)
+    await deploy_stack(lab, stack)
+    return await run_scenario(lab, scenario, stack, folder, juju_version=version)
+
+
+# --- parser and main -------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="repro",
+        description="Reproduce Juju lifecycle bugs on MicroK8s (or the twin) and write evidence.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("list", help="disruptions and scenarios, one line each")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("predict", help="what the catalogue expects for a disruption")
+    p.add_argument("disruption")
+    p.add_argument("--juju", required=True, metavar="VERSION", help="e.g. 3.6 or 2.9.43")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("timeline", help="a juju debug-log dump as a per-unit hook timeline")
+    p.add_argument("file", metavar="DEBUG_LOG_FILE", help="a saved debug-log, or - for stdin")
+    p.add_argument("--unit", metavar="U", help="only this unit (app/N)")
+    p.add_argument("--format", choices=("text", "json", "md", "svg"), default="text")
+    p.set_defaults(func=cmd_timeline)
+
+    p = sub.add_parser("run", help="run one scenario end to end and write its evidence")
+    p.add_argument("scenario")
+    p.add_argument("--backend", choices=("auto", "live", "twin"), default="auto")
+    p.add_argument("--juju", metavar="VERSION", help="the Juju version the twin simulates")
+    p.add_argument("--app", help="disrupt this application instead of the scenario's")
+    p.add_argument("--evidence-dir", default="evidence", metavar="DIR")
+    p.add_argument("--model", metavar="NAME", help="use this model (live)")
+    p.add_argument("--keep-model", action="store_true", help="do not destroy the model")
+    p.add_argument("--dry-run", action="store_true", help="print the plan, touch nothing")
+    p.add_argument("--probe-charm", metavar="PATH", help="the packed probe .charm (live)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("report", help="re-render a bundle")
+    p.add_argument("bundle", metavar="BUNDLE_DIR")
+    p.add_argument("--format", choices=("md", "svg", "json"), default="md")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("matrix", help="one Markdown table from many bundles")
+    p.add_argument("bundles", nargs="+", metavar="BUNDLE_DIR")
+    p.set_defaults(func=cmd_matrix)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"repro: {exc}", file=sys.stderr)
+    except HarnessError as exc:
+        print(f"repro: {_one_line(str(exc))}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("repro: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `repro timeline big.log | head`: the reader left; that is not an error.
+        # Point stdout at devnull so the interpreter's final flush does not fail again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # a bug, but still one line: the bundle has the rest
+        print(f"repro: {type(exc).__name__}: {_one_line(str(exc))}", file=sys.stderr)
+    return 2
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

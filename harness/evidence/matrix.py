@@ -1,0 +1,192 @@
+"""``repro matrix``: one Markdown table from many bundles (one per Juju version in CI).
+
+Rows are disruption x Juju version; cells say which hooks ran, what survived on disk and in
+relation data, and how many findings deviated from the catalogue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import HarnessError
+from harness.evidence.bundle import BUNDLE_FILE, Evidence, read_bundle
+from harness.observations import ABSENT, Snapshot
+from harness.versions import JujuVersion
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    disruption: str
+    juju: str
+    backend: str
+    scenario: str
+    hooks: str
+    files: str
+    relations: str
+    deviations: int
+    known_bugs: int
+
+
+def find_bundles(folders: Iterable[Path | str]) -> list[Path]:
+    """Every bundle.json under each folder (or the file itself), sorted, without repeats."""
+    found: set[Path] = set()
+    for folder in folders:
+        path = Path(folder)
+        if path.is_file() and path.name == BUNDLE_FILE:
+            found.add(path.resolve())
+            continue
+        if not path.is_dir():
+            raise HarnessError(f"no such folder: {folder}", "pass folders that hold bundle.json")
+        here = {p.resolve() for p in path.rglob(BUNDLE_FILE) if p.is_file()}
+        if not here:
+            raise HarnessError(
+                f"no {BUNDLE_FILE} under {folder}", "pass folders written by repro run or pytest"
+            )
+        found |= here
+    return sorted(found)
+
+
+def juju_of(evidence: Evidence) -> str:
+    v = evidence.versions
+    return evidence.juju_version or v.juju_agent or v.juju_controller or "unknown"
+
+
+def disruption_of(evidence: Evidence) -> str:
+    if evidence.disruption:
+        return evidence.disruption
+    from harness.scenarios import SCENARIOS
+
+    return next((s.disruption for s in SCENARIOS if s.name == evidence.scenario), "unknown")
+
+
+def _hooks_cell(evidence: Evidence) -> str:
+    sequences: dict[str, str] = {}
+    for finding in evidence.findings:
+        if finding.check == "hooks":
+            sequences[finding.subject] = finding.observed
+    if not sequences:
+        per_unit: dict[str, list[str]] = {}
+        for record in evidence.hooks:
+            if record.kind == "hook" and record.hook and record.source != "journal":
+                per_unit.setdefault(record.unit, []).append(record.hook)
+        sequences = {unit: ", ".join(names) for unit, names in per_unit.items()}
+    if not sequences:
+        return "(none observed)"
+    distinct = set(sequences.values())
+    if len(distinct) == 1 and len(sequences) > 1:
+        return f"{distinct.pop() or '(none)'} ({len(sequences)} units)"
+    return "<br>".join(f"{unit}: {seq or '(none)'}" for unit, seq in sorted(sequences.items()))
+
+
+def _files_cell(before: Snapshot | None, after: Snapshot | None) -> str:
+    if before is None or after is None:
+        return "(not observed)"
+    now = {(f.unit, f.container, f.path): f.digest for f in after.files}
+    present = [f for f in before.files if f.exists]
+    if not present:
+        return "(no files watched)"
+    kept = [f for f in present if now.get((f.unit, f.container, f.path)) == f.digest]
+    lost = sorted(
+        {
+            f"{f.container}:{f.path}"
+            for f in present
+            if now.get((f.unit, f.container, f.path), ABSENT) == ABSENT
+        }
+    )
+    changed = (
+        len(present)
+        - len(kept)
+        - sum(1 for f in present if now.get((f.unit, f.container, f.path), ABSENT) == ABSENT)
+    )
+    text = f"kept {len(kept)}/{len(present)}"
+    if lost:
+        text += f"; lost {', '.join(lost)}"
+    if changed:
+        text += f"; {changed} changed"
+    return text
+
+
+def _relations_cell(before: Snapshot | None, after: Snapshot | None) -> str:
+    if before is None or after is None:
+        return "(not observed)"
+    if not before.relations:
+        return "(no relations)"
+    now = {(*b.key, b.scope): dict(b.data) for b in after.relations}
+    kept = lost = changed = 0
+    for bag in before.relations:
+        data = now.get((*bag.key, bag.scope))
+        if data is None:
+            lost += 1
+        elif data == dict(bag.data):
+            kept += 1
+        else:
+            changed += 1
+    text = f"kept {kept}/{len(before.relations)}"
+    if changed:
+        text += f"; {changed} changed"
+    if lost:
+        text += f"; {lost} lost"
+    return text
+
+
+def row_of(evidence: Evidence) -> MatrixRow:
+    return MatrixRow(
+        disruption=disruption_of(evidence),
+        juju=juju_of(evidence),
+        backend="twin (SIMULATED)" if evidence.simulated else evidence.backend,
+        scenario=evidence.scenario,
+        hooks=_hooks_cell(evidence),
+        files=_files_cell(evidence.before, evidence.after),
+        relations=_relations_cell(evidence.before, evidence.after),
+        deviations=evidence.count("deviation"),
+        known_bugs=evidence.count("known-bug"),
+    )
+
+
+def _version_key(text: str) -> tuple[int, int, int, str]:
+    try:
+        v = JujuVersion.parse(text)
+    except ValueError:
+        return (10**6, 0, 0, text)
+    return (v.major, v.minor, v.patch, text)
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", "<br>") or " "
+
+
+def render_matrix(evidences: Sequence[Evidence]) -> str:
+    rows = sorted(
+        (row_of(e) for e in evidences),
+        key=lambda r: (r.disruption, _version_key(r.juju), r.backend, r.scenario),
+    )
+    lines = ["# Lifecycle matrix", ""]
+    lines.append(f"{len(rows)} runs. Hooks are those observed in the disruption window.")
+    if any(r.backend.startswith("twin") for r in rows):
+        lines.append("Rows marked SIMULATED come from the twin: predictions, not evidence.")
+    lines += [
+        "",
+        "| Disruption | Juju | Backend | Scenario | Hooks observed | Files | Relation data "
+        "| Deviations | Known bugs |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        cells = (
+            r.disruption,
+            r.juju,
+            r.backend,
+            r.scenario,
+            r.hooks,
+            r.files,
+            r.relations,
+            r.deviations,
+            r.known_bugs,
+        )
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def matrix_of_folders(folders: Iterable[Path | str]) -> str:
+    return render_matrix([read_bundle(path) for path in find_bundles(folders)])

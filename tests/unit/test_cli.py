@@ -1,0 +1,604 @@
+"""``repro``: every command, its output and its error paths (exit 2, one line, no traceback)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evidence_samples import evidence
+
+from harness import cli
+from harness.disrupt.base import NAMES
+from harness.evidence import write_bundle
+from harness.scenarios import SCENARIOS
+
+SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
+LOGS = sorted(p for p in SAMPLES.iterdir() if p.name.startswith(("debuglog_", "agentlogfile_")))
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def repro(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code: int, err: str, *words: str) -> None:
+    assert code == 2
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("repro: ")
+    for word in words:
+        assert word in lines[0]
+
+
+# --- list ------------------------------------------------------------------------------
+
+
+def test_list_names_every_disruption_and_scenario_once(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = repro(capsys, "list")
+
+    assert code == 0
+    names = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert names == [*NAMES, *(s.name for s in SCENARIOS)]
+
+
+# --- predict ---------------------------------------------------------------------------
+
+
+def test_predict_json_is_the_catalogue_expectation(capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.catalogue import load
+
+    code, out, _ = repro(capsys, "predict", "pod-delete", "--juju", "3.6", "--format", "json")
+
+    assert code == 0
+    data = json.loads(out)
+    assert data == json.loads(json.dumps(load().expect("pod-delete", "3.6").to_json()))
+    assert {"hooks", "survives", "sources", "known_bugs"} <= set(data)
+    # The seed fact, in order (other hooks may be placed between them).
+    ordered = [
+        h for h in data["hooks"] if h in ("stop", "upgrade-charm", "config-changed", "start")
+    ]
+    assert ordered == ["stop", "upgrade-charm", "config-changed", "start"]
+
+
+def test_predict_node_restart_is_start_only(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = repro(capsys, "predict", "node-restart", "--juju", "2.9.43", "--format", "json")
+
+    assert code == 0
+    data = json.loads(out)
+    assert "start" in data["hooks"]
+    assert "upgrade-charm" not in data["hooks"]
+    assert data["survives"]["container-root"] is False
+
+
+def test_predict_text_says_the_hooks_and_the_known_bug(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = repro(capsys, "predict", "pod-delete", "--juju", "3.6")
+
+    assert code == 0
+    assert out.splitlines()[0].startswith("pod-delete on Juju 3.6")
+    assert re.search(r"^hooks, in order: stop, upgrade-charm, config-changed, start", out, re.M)
+    assert "https://bugs.launchpad.net/juju/+bug/2021891" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (("predict", "pod-kick", "--juju", "3.6"), ("pod-kick", "pod-delete", "node-restart")),
+        (("predict", "pod-delete", "--juju", "three"), ("not a Juju version", "3.6")),
+        (("predict", "pod-delete"), ("--juju",)),
+        (("predict", "pod-delete", "--juju", "3.6", "--format", "xml"), ("xml",)),
+    ],
+)
+def test_predict_errors(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], words: tuple[str, ...]
+) -> None:
+    code, _, err = repro(capsys, *argv)
+
+    assert_one_line_error(code, err, *words)
+
+
+# --- timeline --------------------------------------------------------------------------
+
+_ENTITY = r"^unit-(?P<app>[a-z0-9-]+)-(?P<n>\d+): (?:\d{4}-\d{2}-\d{2} )?\d\d:\d\d:\d\d\S* "
+_ORACLE = {
+    "ok": re.compile(_ENTITY + r'INFO juju\.worker\.uniter\.operation ran "(?P<hook>[^"]+)" hook'),
+    "failed": re.compile(
+        _ENTITY + r'ERROR juju\.worker\.(?:uniter\.operation hook "(?P<hook>[^"]+)".* failed'
+        r'|meterstatus error running "(?P<meter>[^"]+)")'
+    ),
+    "terminated": re.compile(
+        _ENTITY + r'\w+ juju\.worker\.uniter\.operation hook "(?P<hook>[^"]+)" was terminated'
+    ),
+}
+_REBOOT = re.compile(_ENTITY + r"INFO juju\.worker\.uniter reboot detected")
+
+
+def oracle(path: Path) -> list[tuple[str, str, str]]:
+    """Hook runs and reboots of units, found by plain patterns independent of the parser."""
+    found = []
+    for line in path.read_text("utf-8").splitlines():
+        for outcome, pattern in _ORACLE.items():
+            match = pattern.match(line)
+            if match:
+                hook = match["hook"] or match.groupdict().get("meter")
+                found.append((f"{match['app']}/{match['n']}", hook, outcome))
+        reboot = _REBOOT.match(line)
+        if reboot:
+            found.append((f"{reboot['app']}/{reboot['n']}", "", "reboot"))
+    return found
+
+
+def test_the_samples_are_here() -> None:
+    assert len(LOGS) >= 12
+    for path in LOGS:
+        assert path.read_text("utf-8").startswith("# source:")
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+def test_timeline_json_on_every_sample(capsys: pytest.CaptureFixture[str], path: Path) -> None:
+    code, out, _ = repro(capsys, "timeline", str(path), "--format", "json")
+
+    assert code == 0
+    records = json.loads(out)
+    assert isinstance(records, list)
+    for record in records:
+        assert re.match(r"^[a-z][a-z0-9-]*/\d+$|^unknown$", record["unit"]), record
+        assert record["time"]
+        if record["kind"] == "hook":
+            assert record["hook"]
+            assert record["outcome"] in ("ok", "failed", "terminated", "skipped")
+    seen = [
+        (r["unit"], r.get("hook", ""), r["outcome"] if r["kind"] == "hook" else r["kind"])
+        for r in records
+        if r["kind"] == "reboot" or (r["kind"] == "hook" and r["outcome"] != "skipped")
+    ]
+    assert seen == oracle(path)
+
+
+def test_timeline_finds_the_hooks_of_the_reboot_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLES / "debuglog_3.6.3_k8s_alertmanager_pod_restart_reboot_detected.txt"
+    code, out, _ = repro(capsys, "timeline", str(path), "--format", "json")
+
+    assert code == 0
+    records = json.loads(out)
+    after_stop = [r for r in records if r["kind"] in ("hook", "reboot")]
+    names = [r.get("hook") or r["kind"] for r in after_stop]
+    tail = names[names.index("stop") :]
+    assert tail[:5] == ["stop", "upgrade-charm", "config-changed", "reboot", "start"]
+    assert {"unit": "alertmanager/0", "time": "08:36:50", "kind": "hook",
+            "hook": "alertmanager-pebble-ready", "outcome": "terminated"} in records  # fmt: skip
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+@pytest.mark.parametrize("fmt", ["text", "md", "svg"])
+def test_timeline_other_formats_on_every_sample(
+    capsys: pytest.CaptureFixture[str], path: Path, fmt: str
+) -> None:
+    code, out, _ = repro(capsys, "timeline", str(path), "--format", fmt)
+    assert code == 0
+    _, as_json, _ = repro(capsys, "timeline", str(path), "--format", "json")
+    records = json.loads(as_json)
+    units = list(dict.fromkeys(r["unit"] for r in records))
+
+    if fmt == "text":
+        assert len(out.splitlines()) == len(records)
+        for line, record in zip(out.splitlines(), records, strict=True):
+            assert line.startswith(record["time"])
+            assert record["unit"] in line
+    elif fmt == "md":
+        for unit in units:
+            assert f"\n## {unit}\n" in out
+        assert out.count("\n| ") >= len(records)
+    else:
+        root = ET.fromstring(out)
+        lanes = [g.attrib["data-unit"] for g in root.iter(f"{SVG}g") if g.get("class") == "lane"]
+        assert sorted(lanes) == sorted(units)
+        marks = [g for g in root.iter(f"{SVG}g") if g.get("class") == "hook"]
+        assert len(marks) == len(records)
+
+
+def test_timeline_filters_one_unit(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLES / "debuglog_3.6.3_k8s_cos_lite_full.txt"
+    _, everything, _ = repro(capsys, "timeline", str(path), "--format", "json")
+    code, out, _ = repro(
+        capsys, "timeline", str(path), "--format", "json", "--unit", "unit-loki-0"
+    )
+
+    assert code == 0
+    records = json.loads(out)
+    assert records
+    assert {r["unit"] for r in records} == {"loki/0"}
+    assert records == [r for r in json.loads(everything) if r["unit"] == "loki/0"]
+
+
+def test_timeline_reads_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = SAMPLES / "debuglog_2.9.32_k8s_prometheus_unit_lifecycle.txt"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(path.read_text("utf-8")))
+
+    code, out, _ = repro(capsys, "timeline", "-", "--format", "json")
+
+    assert code == 0
+    _, from_file, _ = repro(capsys, "timeline", str(path), "--format", "json")
+    assert json.loads(out) == json.loads(from_file)
+    assert json.loads(out)
+
+
+def test_agent_log_file_takes_its_unit_from_the_file_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "unit-postgresql-k8s-0.log"
+    log.write_text((SAMPLES / "agentlogfile_2.8era_machine_with_location.txt").read_text("utf-8"))
+
+    code, out, _ = repro(capsys, "timeline", str(log), "--format", "json")
+
+    assert code == 0
+    records = json.loads(out)
+    assert records
+    assert {r["unit"] for r in records} == {"postgresql-k8s/0"}
+
+
+def test_timeline_says_when_nothing_was_found(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty.log"
+    empty.write_text("machine-0: 10:00:00 INFO juju.worker nothing here\n")
+
+    code, out, err = repro(capsys, "timeline", str(empty), "--format", "json")
+
+    assert code == 0
+    assert json.loads(out) == []
+    assert err.strip() == "repro: no hook lines in empty.log"
+
+
+class _WatchedInput:
+    """Stdin that checks, while being read, that earlier records were already written."""
+
+    def __init__(self, out: io.StringIO, lines: int) -> None:
+        self.out = out
+        self.lines = lines
+        self.written_early = False
+
+    def __iter__(self) -> Iterator[str]:
+        yield 'unit-a-0: 10:00:00 INFO juju.worker.uniter.operation ran "install" hook\n'
+        for i in range(self.lines):
+            if i == self.lines - 1:
+                self.written_early = "install" in self.out.getvalue()
+            yield f"unit-a-0: 10:00:01 DEBUG juju.worker.uniter noise {i}\n"
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_timeline_streams_json_and_text(monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
+    out = io.StringIO()
+    watched = _WatchedInput(out, 1000)
+    monkeypatch.setattr(sys, "stdin", watched)
+    monkeypatch.setattr(sys, "stdout", out)
+
+    assert cli.main(["timeline", "-", "--format", fmt]) == 0
+
+    assert watched.written_early  # the record was out before the input ended
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (("timeline", "/no/such/debug.log"), ("no such file", "/no/such/debug.log")),
+        (("timeline", "."), ("is a folder",)),
+        (("timeline", "-", "--unit", "probe"), ("not a unit name", "app/N")),
+        (("timeline", "-", "--format", "pdf"), ("pdf",)),
+        (("timeline",), ("DEBUG_LOG_FILE",)),
+    ],
+)
+def test_timeline_errors(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], words: tuple[str, ...]
+) -> None:
+    code, _, err = repro(capsys, *argv)
+
+    assert_one_line_error(code, err, *words)
+
+
+def test_timeline_of_an_unreadable_file(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    locked = tmp_path / "locked.log"
+    locked.write_text("x")
+
+    def denied(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied")
+
+    # Tests may run as root, where chmod 000 does not stop a read.
+    monkeypatch.setattr(cli, "open", denied, raising=False)
+
+    code, _, err = repro(capsys, "timeline", str(locked))
+
+    assert_one_line_error(code, err, "cannot read", "Permission denied")
+
+
+# --- report ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def bundle_dir(tmp_path: Path) -> Path:
+    return write_bundle(evidence(), tmp_path / "run")
+
+
+def test_report_renders_md_svg_and_json(
+    capsys: pytest.CaptureFixture[str], bundle_dir: Path
+) -> None:
+    code, md, _ = repro(capsys, "report", str(bundle_dir))
+    assert code == 0
+    assert md == (bundle_dir / "report.md").read_text("utf-8")
+
+    code, svg, _ = repro(capsys, "report", str(bundle_dir), "--format", "svg")
+    assert code == 0
+    assert svg == (bundle_dir / "timeline.svg").read_text("utf-8")
+
+    code, raw, _ = repro(capsys, "report", str(bundle_dir / "bundle.json"), "--format", "json")
+    assert code == 0
+    assert raw == (bundle_dir / "bundle.json").read_text("utf-8")
+
+
+def test_report_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, bundle_dir: Path
+) -> None:
+    code, _, err = repro(capsys, "report", str(tmp_path / "missing"))
+    assert_one_line_error(code, err, "no such bundle folder")
+
+    code, _, err = repro(capsys, "report", str(tmp_path))
+    assert_one_line_error(code, err, "no bundle.json")
+
+    (bundle_dir / "bundle.json").write_text("{not json", "utf-8")
+    code, _, err = repro(capsys, "report", str(bundle_dir))
+    assert_one_line_error(code, err, "is not JSON")
+
+    (bundle_dir / "bundle.json").write_text(json.dumps({"schema": "1"}), "utf-8")
+    code, _, err = repro(capsys, "report", str(bundle_dir))
+    assert_one_line_error(code, err, "does not follow the bundle schema")
+
+
+# --- matrix ----------------------------------------------------------------------------
+
+
+def test_matrix_finds_bundles_recursively(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    write_bundle(evidence(backend="live", juju="3.6.1"), tmp_path / "a" / "job-3.6" / "run")
+    write_bundle(evidence(backend="live", juju="2.9.43", deviation=False), tmp_path / "b" / "run")
+
+    code, out, _ = repro(capsys, "matrix", str(tmp_path / "a"), str(tmp_path / "b"))
+
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("| pod-delete")]
+    assert [row.split(" | ")[1] for row in rows] == ["2.9.43", "3.6.1"]
+    assert rows[1].rstrip(" |").endswith("| 1 | 1")  # one deviation, one known bug
+    assert rows[0].rstrip(" |").endswith("| 0 | 1")
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "broken"])
+def test_matrix_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str) -> None:
+    target = tmp_path / "x"
+    if case == "empty":
+        target.mkdir()
+    if case == "broken":
+        (target / "run").mkdir(parents=True)
+        (target / "run" / "bundle.json").write_text("[]", "utf-8")
+
+    code, _, err = repro(capsys, "matrix", str(target))
+
+    words = {"missing": "no such folder", "empty": "no bundle.json under", "broken": "schema"}
+    assert_one_line_error(code, err, words[case])
+
+
+# --- run -------------------------------------------------------------------------------
+
+
+def no_controller(monkeypatch: pytest.MonkeyPatch, reachable: bool = False) -> None:
+    monkeypatch.setattr(cli, "_controller_reachable", lambda: reachable)
+
+
+def test_run_dry_run_prints_the_plan_and_touches_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def forbidden(*args: Any) -> Any:
+        raise AssertionError("a dry run must not run anything")
+
+    monkeypatch.setattr(cli, "_run", forbidden)
+    code, out, _ = repro(
+        capsys, "run", "lp2021891-pod-delete", "--backend", "live", "--dry-run",
+        "--model", "bug", "--evidence-dir", str(tmp_path / "ev"),
+    )  # fmt: skip
+
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "backend: live (dry run: nothing is touched)"
+    deploy = lines.index(
+        "juju deploy mysql-router-k8s mysql-router-k8s --channel 8.0/edge --trust"
+    )
+    delete = next(
+        i for i, line in enumerate(lines) if line.startswith("kubectl -n bug delete pod")
+    )
+    assert deploy < delete
+    assert not (tmp_path / "ev").exists()
+
+
+def test_run_auto_says_it_fell_back_to_the_twin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_controller(monkeypatch)
+
+    code, out, _ = repro(capsys, "run", "lp2021891-node-restart", "--dry-run")
+
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith("backend: twin")
+    assert "fell back" in first
+    assert "SIMULATED" in first
+
+
+def test_run_auto_picks_live_when_a_controller_answers(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_controller(monkeypatch, reachable=True)
+
+    code, out, _ = repro(capsys, "run", "lp2021891-node-restart", "--dry-run")
+
+    assert code == 0
+    assert out.splitlines()[0] == "backend: live (a Juju controller is reachable)"
+
+
+def test_run_live_without_a_controller_says_how_to_bootstrap(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_controller(monkeypatch)
+
+    code, out, err = repro(capsys, "run", "lp2021891-pod-delete", "--backend", "live")
+
+    assert_one_line_error(code, err, "no Juju controller is reachable", "juju bootstrap microk8s")
+    assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (("run", "lp0-nothing"), ("unknown scenario", "lp2021891-pod-delete")),
+        (("run", "lp2021891-pod-delete", "--juju", "latest"), ("not a Juju version",)),
+        (("run", "lp2021891-pod-delete", "--app", "nginx", "--dry-run"), ("nginx", "probe-peer")),
+        (("run", "lp2021891-pod-delete", "--backend", "k8s"), ("k8s",)),
+        (
+            (
+                "run",
+                "lp2021891-pod-delete",
+                "--backend",
+                "twin",
+                "--probe-charm",
+                "/no/probe.charm",
+            ),
+            ("no such probe charm",),
+        ),
+    ],
+)
+def test_run_errors(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: tuple[str, ...],
+    words: tuple[str, ...],
+) -> None:
+    no_controller(monkeypatch)
+
+    code, _, err = repro(capsys, *argv)
+
+    assert_one_line_error(code, err, *words)
+
+
+def test_run_app_retargets_the_disruption(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_controller(monkeypatch)
+
+    code, out, _ = repro(capsys, "run", "lp2021891-pod-delete", "--app", "probe", "--dry-run")
+
+    assert code == 0
+    assert "delete pod probe-0" in out
+    assert "delete pod mysql-router-k8s-0" not in out
+
+
+class _FakeResult:
+    def __init__(self, folder: Path, exit_code: int) -> None:
+        self.folder = folder
+        self.exit_code = exit_code
+
+
+@pytest.mark.parametrize("deviations", [0, 1])
+def test_run_prints_the_folder_last_and_exits_by_verdict(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    deviations: int,
+) -> None:
+    no_controller(monkeypatch)
+    seen: dict[str, Any] = {}
+
+    async def fake_run(
+        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any
+    ) -> Any:
+        seen.update(backend=backend, folder=folder, juju=juju)
+        print("progress line")
+        write_bundle(evidence(deviation=bool(deviations)), folder)
+        return _FakeResult(folder, deviations)
+
+    monkeypatch.setattr(cli, "_run", fake_run)
+    code, out, _ = repro(
+        capsys, "run", "lp2021891-pod-delete", "--juju", "2.9.43", "--evidence-dir", str(tmp_path)
+    )
+
+    assert code == deviations
+    lines = out.splitlines()
+    assert lines[0].startswith("backend: twin")
+    assert lines[-1] == str(seen["folder"])
+    assert Path(lines[-1]).parent == tmp_path
+    assert (Path(lines[-1]) / "bundle.json").exists()
+    assert str(seen["juju"]) == "2.9.43"
+
+
+def test_run_failure_still_points_at_the_bundle(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from harness.errors import WaitTimeout
+
+    no_controller(monkeypatch)
+
+    async def failing(
+        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any
+    ) -> Any:
+        write_bundle(evidence(error="timed out"), folder)
+        raise WaitTimeout("probe pods Ready", 900, "probe-0 Pending")
+
+    monkeypatch.setattr(cli, "_run", failing)
+    code, out, err = repro(capsys, "run", "lp2021891-pod-delete", "--evidence-dir", str(tmp_path))
+
+    assert_one_line_error(code, err, "timed out after 900s waiting for probe pods Ready")
+    assert (Path(out.splitlines()[-1]) / "bundle.json").exists()
+
+
+def test_unexpected_errors_are_one_line_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(args: Any) -> int:
+        raise RuntimeError("something\nunexpected")
+
+    monkeypatch.setattr(cli, "cmd_list", broken)
+
+    code, _, err = repro(capsys, "list")
+
+    assert_one_line_error(code, err, "RuntimeError: something unexpected")
+
+
+def test_the_entry_point_prints_no_traceback(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from harness.cli import main; sys.exit(main())",
+         "report", str(tmp_path / "nothing")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["--help"])
+
+    assert caught.value.code == 0
+    assert "timeline" in capsys.readouterr().out
