@@ -1,0 +1,20 @@
+"""The twin: an in-process, SIMULATED Juju model on Kubernetes behind the harness's ports.
+
+- ``make_lab(...)``: a Lab (backend ``twin``) on which every scenario, observer, verdict and
+  evidence path runs without a cluster; it runs the real probe charm through ops.testing
+  and simulated stand-ins for mysql-k8s and mysql-router-k8s.
+- ``run_disruption(ctx, state, disruption)``: put any ops charm's unit (an ops.testing
+  Context and State) through a disruption in a unit test.
+
+What Kubernetes does on each port call (pods, uids, restart counts, filesystem layers) is
+modelled here; which hooks Juju runs in reaction comes from the expectation catalogue.
+Everything the twin reports says it is simulated.
+"""
+
+from __future__ import annotations
+
+from harness.twin.clock import TwinClock
+from harness.twin.disruption import TwinResult, run_disruption
+from harness.twin.lab import make_lab
+
+__all__ = ["TwinClock", "TwinResult", "make_lab", "run_disruption"]

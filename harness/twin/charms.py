@@ -1,0 +1,167 @@
+"""The charms the twin can run: a charm class, its metadata, and what it needs around a hook.
+
+Metadata is read once per charm (not per hook): a full ``charmcraft.yaml`` dict, which
+``ops.testing.Context`` splits into metadata, config and actions itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import ops
+import yaml
+
+from harness.errors import HarnessError
+
+# Wraps one hook run of one unit: the twin passes the unit's context and gets back a
+# context manager that sets up whatever that charm needs (patched clients, time).
+AroundHook = Callable[["HookEnv"], AbstractContextManager[None]]
+
+
+@dataclass(frozen=True)
+class HookEnv:
+    """What a charm-specific wrapper may need to know about the hook it wraps."""
+
+    app: str
+    unit: str
+    now: str  # ISO 8601 UTC, from the twin's clock
+    trusted: bool
+    patch_template: Callable[[str, Mapping[str, str]], None]  # (statefulset, annotations)
+
+
+@dataclass(frozen=True)
+class CharmSource:
+    """A charm the twin deploys: its class and its charmcraft.yaml (as a dict)."""
+
+    name: str
+    charm_type: type[ops.CharmBase]
+    meta: Mapping[str, Any]
+    around_hook: AroundHook | None = None
+    simulated_stand_in: bool = False
+    # Where things live in the charm container (the probe reads PROBE_ROOTFS for it).
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def containers(self) -> tuple[str, ...]:
+        return tuple(self.meta.get("containers") or {})
+
+    @property
+    def storages(self) -> tuple[str, ...]:
+        return tuple(self.meta.get("storage") or {})
+
+    def storage_mounts(self, container: str) -> tuple[tuple[str, str], ...]:
+        """(storage, location) pairs mounted into a workload container."""
+        spec = (self.meta.get("containers") or {}).get(container) or {}
+        return tuple(
+            (str(m["storage"]), str(m["location"]))
+            for m in spec.get("mounts") or ()
+            if "storage" in m and "location" in m
+        )
+
+    def endpoint(self, name: str) -> tuple[str, str] | None:
+        """(role, interface) of an endpoint: role is provides, requires or peers."""
+        for role in ("provides", "requires", "peers"):
+            spec = (self.meta.get(role) or {}).get(name)
+            if spec is not None:
+                return role, str(spec["interface"])
+        return None
+
+    @property
+    def peers(self) -> tuple[tuple[str, str], ...]:
+        return tuple((n, str(s["interface"])) for n, s in (self.meta.get("peers") or {}).items())
+
+    def config_value(self, key: str, text: str) -> str | int | float | bool:
+        """A config value given as text (as the ports take it) in the option's type."""
+        options = (self.meta.get("config") or {}).get("options") or {}
+        if key not in options:
+            known = ", ".join(sorted(options)) or "none"
+            raise HarnessError(f"{self.name} has no config option {key!r}", f"use one of: {known}")
+        kind = options[key].get("type", "string")
+        try:
+            if kind == "int":
+                return int(text)
+            if kind == "float":
+                return float(text)
+            if kind == "boolean":
+                if text.lower() not in ("true", "false"):
+                    raise ValueError(text)
+                return text.lower() == "true"
+        except ValueError:
+            raise HarnessError(
+                f"config {key}={text!r} is not a {kind}", f"give {key} a {kind} value"
+            ) from None
+        return text
+
+
+def repo_root() -> Path:
+    """The checkout this package lives in (charms/probe sits beside harness/)."""
+    return Path(__file__).resolve().parents[2]
+
+
+@cache
+def probe_source(probe_dir: Path | None = None) -> CharmSource:
+    """The REAL probe charm: its class from src/charm.py and its charmcraft.yaml."""
+    root = (probe_dir or repo_root() / "charms" / "probe").resolve()
+    charmcraft = root / "charmcraft.yaml"
+    if not (root / "src" / "charm.py").is_file() or not charmcraft.is_file():
+        raise HarnessError(
+            f"the probe charm is not at {root}",
+            "run from a checkout of the harness, or pass probe_dir= to make_lab",
+        )
+    src = str(root / "src")
+    if src not in sys.path:
+        sys.path.insert(0, src)
+    module = importlib.import_module("charm")
+    charm_type = getattr(module, "ProbeCharm", None)
+    if charm_type is None or not issubclass(charm_type, ops.CharmBase):
+        raise HarnessError(f"{root}/src/charm.py has no ProbeCharm", "check the probe charm")
+    meta = yaml.safe_load(charmcraft.read_text())
+    return CharmSource("probe", charm_type, meta, around_hook=_probe_around_hook(module))
+
+
+def _probe_around_hook(charm_module: Any) -> AroundHook:
+    """Give the probe the twin's clock and a Kubernetes client that reaches the twin.
+
+    The probe patches its own StatefulSet through ``template_patch.make_apps_api()``; a
+    real client cannot reach a simulated cluster, so the twin hands it an object with the
+    same ``patch_namespaced_stateful_set`` that applies the patch to the twin (or answers
+    403 when the application is not trusted, as Kubernetes would).
+    """
+    template_patch: Any = importlib.import_module("template_patch")
+
+    @contextmanager
+    def around(env: HookEnv) -> Iterator[None]:
+        saved_now = getattr(charm_module, "_now", None)
+        saved_api = template_patch.make_apps_api
+        charm_module._now = lambda: env.now
+        template_patch.make_apps_api = lambda: TwinAppsApi(env)
+        try:
+            yield
+        finally:
+            if saved_now is not None:
+                charm_module._now = saved_now
+            template_patch.make_apps_api = saved_api
+
+    return around
+
+
+class TwinAppsApi:
+    """The one ``kubernetes.client.AppsV1Api`` call the probe makes, against the twin."""
+
+    def __init__(self, env: HookEnv) -> None:
+        self._env = env
+
+    def patch_namespaced_stateful_set(self, name: str, namespace: str, body: Any) -> None:
+        from kubernetes.client.exceptions import ApiException
+
+        if not self._env.trusted:
+            raise ApiException(status=403, reason="Forbidden (simulated: application not trusted)")
+        annotations = body["spec"]["template"]["metadata"]["annotations"]
+        self._env.patch_template(name, {str(k): str(v) for k, v in annotations.items()})

@@ -1,0 +1,122 @@
+"""The three filesystem layers of a simulated pod, as real directories on disk.
+
+- a container's root filesystem: a fresh directory on every container (re)start;
+- the ``charm-data`` EmptyDir (the charm directory and agent state): one per pod;
+- storage volumes: outlive pods (ops.testing keeps them per Context and storage index).
+
+ops.testing mounts directories into a simulated container with ``Mount``s, but cannot
+mount ``/`` itself, so a root layer is offered as one mount per top-level directory;
+whatever the charm creates beside them is moved into the layer after the hook (see
+``harvest``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
+
+from ops.testing import Mount
+
+from harness.observations import ABSENT, DIRECTORY, FileState
+
+# Top-level directories of a Linux root filesystem (FHS), offered as mounts even when
+# empty so that a charm pushing to /etc/... writes into the layer.
+TOP_LEVEL = (
+    "bin", "boot", "etc", "home", "lib", "media", "mnt", "opt", "root", "run", "sbin",
+    "srv", "tmp", "usr", "var",
+)  # fmt: skip
+
+
+def fresh_dir(path: Path) -> Path:
+    """An empty directory at ``path`` (whatever was there is gone: a new layer)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+def in_layer(root: Path, container_path: str) -> Path:
+    """Where an absolute container path lives inside a layer directory."""
+    return root.joinpath(*PurePosixPath(container_path).relative_to("/").parts)
+
+
+def link(root: Path, container_path: str, target: Path) -> None:
+    """Mount ``target`` at ``container_path`` inside a root layer (a storage volume, the
+    charm-data EmptyDir), as a symlink: the root layer stays replaceable on its own."""
+    where = in_layer(root, container_path)
+    where.parent.mkdir(parents=True, exist_ok=True)
+    if where.is_symlink() or where.exists():
+        return
+    target.mkdir(parents=True, exist_ok=True)
+    where.symlink_to(target, target_is_directory=True)
+
+
+def mounts(root: Path) -> dict[str, Mount]:
+    """ops.testing mounts offering the layer ``root`` as the container's whole filesystem."""
+    names = set(TOP_LEVEL) | {p.name for p in root.iterdir()}
+    result: dict[str, Mount] = {}
+    for name in sorted(names):
+        source = root / name
+        if not source.exists() and not source.is_symlink():
+            source.mkdir()
+        result[f"twin-root-{name}"] = Mount(location=f"/{name}", source=source)
+    return result
+
+
+def harvest(simulated_root: Path, layer: Path) -> None:
+    """Move what a charm created outside the offered mounts into the layer.
+
+    ``simulated_root`` is ``Container.get_filesystem(ctx)``: ops.testing's own directory for
+    the container, which holds our mounts as symlinks and wipes itself on the next hook.
+    """
+    if not simulated_root.is_dir():
+        return
+    for entry in simulated_root.iterdir():
+        if entry.is_symlink():
+            continue
+        destination = layer / entry.name
+        if destination.exists():
+            shutil.rmtree(destination) if destination.is_dir() else destination.unlink()
+        shutil.move(str(entry), str(destination))
+
+
+def digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(65536), b""):
+            sha.update(block)
+    return f"sha256:{sha.hexdigest()}"
+
+
+def file_states(
+    unit: str, container: str, root: Path, paths: Sequence[str]
+) -> tuple[FileState, ...]:
+    """Each path and everything below it: ``sha256:<hex>``, ``dir`` or ``absent``."""
+    found: list[FileState] = []
+    for path in paths:
+        local = in_layer(root, path)
+        if not local.exists():
+            found.append(FileState(unit, container, path, ABSENT))
+            continue
+        if local.is_file():
+            found.append(FileState(unit, container, path, digest(local)))
+            continue
+        found.append(FileState(unit, container, path, DIRECTORY))
+        for below in _walk(local):
+            rel = below.relative_to(local).as_posix()
+            shown = f"{path.rstrip('/')}/{rel}"
+            state = DIRECTORY if below.is_dir() else digest(below)
+            found.append(FileState(unit, container, shown, state))
+    return tuple(found)
+
+
+def _walk(directory: Path) -> Iterable[Path]:
+    """Everything below ``directory`` in sorted order (following mounts, as ``find -L``)."""
+    for entry in sorted(directory.iterdir(), key=lambda p: p.name):
+        yield entry
+        if entry.is_dir():
+            yield from _walk(entry)

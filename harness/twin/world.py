@@ -1,0 +1,774 @@
+"""The simulation: one Juju model on one Kubernetes node, in-process.
+
+``Twin`` holds the controller's state (relations and databags, leadership, config, trust),
+the cluster's (StatefulSet pods with uids, restart counts and filesystem layers) and a
+uniter that runs hooks through ops.testing. The ports in ``juju.py``, ``cluster.py`` and
+``node.py`` are thin views over it.
+
+What each port call does physically (pods, layers, restart counts) is Kubernetes'
+behaviour and lives here; which hooks the uniter runs in reaction is Juju's behaviour and
+comes from the expectation catalogue (``expect(disruption, version)``).
+
+Hook placement across a pod change: the hooks up to and including the first ``stop``
+run in the old pod, the change happens, the rest run in the new pod or containers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from ops import testing
+
+from harness.catalogue.model import Expectation
+from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
+from harness.observations import Outcome
+from harness.twin import layers
+from harness.twin.charms import CharmSource, HookEnv
+from harness.twin.clock import TwinClock
+from harness.twin.hooks import RELATION_KINDS, Skip, event_for, plan
+from harness.twin.model import (
+    CHARM_CONTAINER,
+    App,
+    ContainerRun,
+    Pod,
+    RelationEnd,
+    TwinRelation,
+    Unit,
+)
+from harness.versions import JujuVersion
+
+
+class ExpectationSource(Protocol):
+    """``harness.catalogue.load().expect``, or a stand-in for tests."""
+
+    def __call__(
+        self, disruption: str, juju: JujuVersion, *, variant: str | None = None
+    ) -> Expectation: ...
+
+
+# The model name says "simulated" wherever a person reads it (status, bundles, logs).
+MODEL_NAME = "twin-simulated"
+NAMESPACE = MODEL_NAME
+_NS = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/juju-lifecycle-harness/twin")
+MODEL_UUID = str(uuid.uuid5(_NS, MODEL_NAME))
+NODE_NAME = "twin-simulated-node"
+MAX_CASCADE = 500  # relation-changed hooks after one operation before we call it a loop
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Dispatched:
+    """One hook the twin's uniter handled for one unit (ran, failed or skipped)."""
+
+    unit: str
+    hook: str
+    time: datetime
+    outcome: Outcome
+    cause: str  # "deploy", "integrate", a disruption name, "config", "relation-data"
+    detail: str = ""
+    reboot: bool = False  # an agent restart preceded it (debug-log "reboot detected")
+
+
+class Twin:
+    """One simulated Juju model on Kubernetes."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        juju_version: JujuVersion,
+        expectations: ExpectationSource,
+        charms: Mapping[str, CharmSource],
+        clock: TwinClock | None = None,
+    ) -> None:
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.version = juju_version
+        self.clock = clock or TwinClock()
+        self.charms = dict(charms)
+        self.apps: dict[str, App] = {}
+        self.relations: list[TwinRelation] = []
+        self.dispatched: list[Dispatched] = []
+        self.node_up = True
+        self._expect = expectations
+        self._pods = itertools.count()
+        self._relation_ids = itertools.count()
+        self._uuids = itertools.count()
+        self._addresses = itertools.count(1)
+        self._queue: list[tuple[str, int, int, int]] = []  # (app, unit, relation, remote)
+        self._patches: list[tuple[str, dict[str, str]]] = []
+        self._after_start: list[tuple[Unit, tuple[str, ...]]] = []
+        self._agent_restarted: set[str] = set()
+
+    # Lookups ---------------------------------------------------------------------------
+
+    def app(self, name: str) -> App:
+        if name not in self.apps:
+            known = ", ".join(sorted(self.apps)) or "none deployed"
+            raise UnknownName(f"no application {name!r} in the twin model", f"use one of: {known}")
+        return self.apps[name]
+
+    def unit(self, name: str) -> Unit:
+        app_name, _, number = name.partition("/")
+        found = self.app(app_name).unit(int(number)) if number.isdigit() else None
+        if found is None:
+            known = ", ".join(u.name for a in self.apps.values() for u in a.units)
+            raise UnknownName(f"no unit {name!r} in the twin model", f"use one of: {known}")
+        return found
+
+    def unit_of_pod(self, pod: str) -> Unit:
+        for app in self.apps.values():
+            for unit in app.units:
+                if unit.pod.name == pod:
+                    return unit
+        known = ", ".join(u.pod.name for a in self.apps.values() for u in a.units)
+        raise UnknownName(f"no pod {pod!r} in namespace {NAMESPACE}", f"use one of: {known}")
+
+    def require_node(self) -> None:
+        if not self.node_up:
+            raise EnvironmentUnavailable(
+                "the simulated node is stopped: the controller and the cluster API are down",
+                "start it with lab.node.start()",
+            )
+
+    def expect(self, name: str, variant: str | None = None) -> Expectation:
+        return self._expect(name, self.version, variant=variant)
+
+    def relation(self, relation_id: int) -> TwinRelation | None:
+        return next((r for r in self.relations if r.id == relation_id), None)
+
+    # Deterministic identities -------------------------------------------------------------
+
+    def next_uuid(self) -> uuid.UUID:
+        """Stands in for uuid.uuid4 while a charm runs: the same run gives the same ids."""
+        seed = hashlib.sha256(f"twin-uuid-{next(self._uuids)}".encode()).digest()[:16]
+        return uuid.UUID(bytes=seed, version=4)
+
+    # Pods and layers -----------------------------------------------------------------------
+
+    def new_pod(self, app: App, ordinal: int, storage_index: Mapping[str, int]) -> Pod:
+        serial = next(self._pods)
+        name = f"{app.name}-{ordinal}"
+        uid = str(uuid.uuid5(_NS, f"pod/{name}/{serial}"))
+        directory = self.workdir / "pods" / f"{name}-{serial}"
+        charm_data = layers.fresh_dir(directory / "charm-data")
+        pod = Pod(
+            name=name,
+            uid=uid,
+            ordinal=ordinal,
+            directory=directory,
+            charm_data=charm_data,
+            started_at=iso(self.clock.now()),
+            containers={},
+            template=dict(app.template),
+        )
+        for container in (CHARM_CONTAINER, *app.charm.containers):
+            pod.containers[container] = self._container_run(app, pod, container, 0, storage_index)
+        return pod
+
+    def _container_run(
+        self,
+        app: App,
+        pod: Pod,
+        container: str,
+        restart_count: int,
+        storage_index: Mapping[str, int],
+        last_termination: str | None = None,
+    ) -> ContainerRun:
+        root = layers.fresh_dir(pod.directory / "containers" / f"{container}-{restart_count}")
+        if container == CHARM_CONTAINER:
+            # The charm-data EmptyDir is mounted at /var/lib/juju in the charm container.
+            layers.link(root, "/var/lib/juju", pod.charm_data)
+        else:
+            for storage, location in app.charm.storage_mounts(container):
+                if storage in storage_index:
+                    volume = testing.Storage(storage, index=storage_index[storage])
+                    layers.link(root, location, volume.get_filesystem(app.ctx))
+        ident = hashlib.sha256(f"{pod.uid}/{container}/{restart_count}".encode()).hexdigest()
+        return ContainerRun(
+            name=container,
+            root=root,
+            restart_count=restart_count,
+            started_at=iso(self.clock.now()),
+            container_id=f"containerd://{ident}",
+            last_termination=last_termination,
+        )
+
+    def charm_dir(self, unit: Unit) -> Path:
+        """Where Juju unpacks the charm: /var/lib/juju/agents/unit-<app>-<n>/charm."""
+        path = unit.pod.charm_data / "agents" / unit.tag / "charm"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def replace_pod(self, unit: Unit) -> None:
+        """The pod is deleted and the StatefulSet creates a new one with the same ordinal."""
+        app = self.apps[unit.app]
+        old = unit.pod
+        unit.pod = self.new_pod(app, old.ordinal, unit.storage_index)
+        shutil.rmtree(old.directory, ignore_errors=True)
+        self._agent_restarted.add(unit.name)
+
+    def restart_container(self, unit: Unit, container: str, reason: str) -> None:
+        """PID 1 of one container exits: same pod, restart count +1, a fresh root fs."""
+        pod = unit.pod
+        old = pod.containers[container]
+        app = self.apps[unit.app]
+        termination = f"{reason} at {iso(self.clock.now())}"
+        pod.containers[container] = self._container_run(
+            app, pod, container, old.restart_count + 1, unit.storage_index, termination
+        )
+        shutil.rmtree(old.root, ignore_errors=True)
+        if container == CHARM_CONTAINER:
+            self._agent_restarted.add(unit.name)
+
+    # Running hooks ----------------------------------------------------------------------
+
+    def state_for(self, unit: Unit, *, attach_storage: bool = False) -> testing.State:
+        """The ops.testing State this unit's charm sees now."""
+        app = self.apps[unit.app]
+        relations = [
+            self._relation_view(relation, unit)
+            for relation in self.relations
+            if relation.involves(app.name)
+        ]
+        containers = []
+        for name in app.charm.containers:
+            run = unit.pod.containers[name]
+            containers.append(
+                testing.Container(
+                    name,
+                    can_connect=run.ready and self.node_up,
+                    mounts=layers.mounts(run.root),
+                    layers=dict(run.layers),
+                    service_statuses=dict(run.service_statuses),
+                )
+            )
+        attached = unit.storage_attached or attach_storage
+        storages = [testing.Storage(n, index=unit.storage_index[n]) for n in app.charm.storages]
+        return testing.State(
+            config=dict(app.config),
+            relations=relations,
+            containers=containers,
+            storages=storages if attached else [],
+            leader=app.leader == unit.number,
+            model=testing.Model(MODEL_NAME, uuid=MODEL_UUID, type="kubernetes"),
+            stored_states=unit.pod.stored_states,
+            deferred=list(unit.pod.deferred),
+            unit_status=unit.status,
+            app_status=app.status,
+            workload_version=unit.workload_version,
+            opened_ports=unit.opened_ports,
+            secrets=app.secrets,
+            planned_units=len(app.units),
+        )
+
+    def _relation_view(self, relation: TwinRelation, unit: Unit) -> testing.RelationBase:
+        app = self.apps[unit.app]
+        end = relation.end(app.name)
+        local_app = dict(relation.app_data.get(app.name, {}))
+        local_unit = dict(relation.unit_data.get(unit.name, {}))
+        if relation.peer:
+            peers = {
+                u.number: dict(relation.unit_data.get(u.name, {}))
+                for u in app.units
+                if u is not unit
+            }
+            return testing.PeerRelation(
+                end.endpoint,
+                end.interface,
+                id=relation.id,
+                local_app_data=local_app,
+                local_unit_data=local_unit,
+                peers_data=peers,
+            )
+        other = relation.other(app.name)
+        remote = self.apps[other.app]
+        return testing.Relation(
+            end.endpoint,
+            end.interface,
+            id=relation.id,
+            remote_app_name=other.app,
+            local_app_data=local_app,
+            local_unit_data=local_unit,
+            remote_app_data=dict(relation.app_data.get(other.app, {})),
+            remote_units_data={
+                u.number: dict(relation.unit_data.get(u.name, {})) for u in remote.units
+            },
+        )
+
+    @contextlib.contextmanager
+    def _charm_process(self, unit: Unit) -> Iterator[None]:
+        """What a hook process sees: its pod's hostname and root fs, the twin's time and ids."""
+        app = self.apps[unit.app]
+        ctx = app.ctx
+        ctx.unit_id = unit.number
+        ctx.charm_root = self.charm_dir(unit)
+        ctx.app_trusted = app.trusted
+        env = {
+            "HOSTNAME": unit.pod.name,
+            "PROBE_ROOTFS": str(unit.pod.containers[CHARM_CONTAINER].root),
+        }
+        saved = {key: os.environ.get(key) for key in env}
+        saved_uuid4 = uuid.uuid4
+        os.environ.update(env)
+        uuid.uuid4 = self.next_uuid  # type: ignore[assignment]
+        around = app.charm.around_hook
+        hook_env = HookEnv(
+            app=app.name,
+            unit=unit.name,
+            now=self.clock.peek().isoformat(timespec="microseconds"),
+            trusted=app.trusted,
+            patch_template=self._charm_patched_template,
+        )
+        try:
+            with around(hook_env) if around else contextlib.nullcontext():
+                yield
+        finally:
+            uuid.uuid4 = saved_uuid4
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+    def _charm_patched_template(self, statefulset: str, annotations: Mapping[str, str]) -> None:
+        # Applied after the hook: Kubernetes rolls the pods while the uniter moves on.
+        self._patches.append((statefulset, dict(annotations)))
+
+    def run_hook(
+        self,
+        unit: Unit,
+        hook: str,
+        cause: str,
+        *,
+        relation_id: int | None = None,
+        remote_unit: int | None = None,
+    ) -> None:
+        """Run one hook through ops.testing and carry its effects into the model."""
+        app = self.apps[unit.app]
+        is_attach = hook.endswith("-storage-attached")
+        state = self.state_for(unit, attach_storage=is_attach)
+        event = event_for(
+            app.ctx.on, hook, state, relation_id=relation_id, remote_unit=remote_unit
+        )
+        reboot = hook == "start" and unit.name in self._agent_restarted
+        if reboot:
+            self._agent_restarted.discard(unit.name)
+        moment = self.clock.hook_ran()
+        if isinstance(event, Skip):
+            self._record(unit, hook, moment, "skipped", cause, event.reason, reboot)
+            return
+        before = self._writable_bags(unit)
+        try:
+            with self._charm_process(unit):
+                out = app.ctx.run(event, state)
+        except testing.errors.UncaughtCharmError as e:
+            # As Juju: the hook's relation data and status are not committed.
+            unit.status = testing.ErrorStatus(f'hook failed: "{hook}"')
+            cause_text = str(e.__cause__ or e)
+            self._record(unit, hook, moment, "failed", cause, cause_text, reboot)
+            return
+        if is_attach:
+            unit.storage_attached = True
+        self._apply(unit, out)
+        self._record(unit, hook, moment, "ok", cause, "", reboot)
+        self._queue_changes(unit, before)
+
+    def run_action(
+        self, unit: Unit, action: str, params: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any], str]:
+        """(status, results, message) of one action run through ops.testing."""
+        app = self.apps[unit.app]
+        state = self.state_for(unit)
+        before = self._writable_bags(unit)
+        try:
+            with self._charm_process(unit):
+                out = app.ctx.run(app.ctx.on.action(action, params=dict(params)), state)
+        except testing.ActionFailed as e:
+            if e.state is not None:
+                self._apply(unit, e.state)
+            return "failed", dict(app.ctx.action_results or {}), e.message
+        except testing.errors.UncaughtCharmError as e:
+            return "failed", {}, f"uncaught exception in the charm: {e.__cause__ or e}"
+        self._apply(unit, out)
+        self._queue_changes(unit, before)
+        return "completed", dict(app.ctx.action_results or {}), ""
+
+    def _apply(self, unit: Unit, out: testing.State) -> None:
+        app = self.apps[unit.app]
+        leader = app.leader == unit.number
+        for view in out.relations:
+            relation = self.relation(view.id)
+            if relation is None:
+                continue
+            relation.unit_data[unit.name] = dict(view.local_unit_data)
+            if leader:
+                relation.app_data[app.name] = dict(view.local_app_data)
+        unit.pod.stored_states = out.stored_states
+        unit.pod.deferred = tuple(out.deferred)
+        for container in out.containers:
+            run = unit.pod.containers[container.name]
+            run.layers = dict(container.layers)
+            run.service_statuses = dict(container.service_statuses)
+            layers.harvest(container.get_filesystem(app.ctx), run.root)
+        unit.status = out.unit_status
+        if leader:
+            app.status = out.app_status
+        unit.workload_version = out.workload_version
+        unit.opened_ports = out.opened_ports
+        app.secrets = out.secrets
+
+    def _record(
+        self,
+        unit: Unit,
+        hook: str,
+        moment: datetime,
+        outcome: Outcome,
+        cause: str,
+        detail: str,
+        reboot: bool,
+    ) -> None:
+        self.dispatched.append(Dispatched(unit.name, hook, moment, outcome, cause, detail, reboot))
+
+    # Relation-changed when a databag changed (Juju semantics, not a catalogue entry) ----
+
+    def _writable_bags(self, unit: Unit) -> dict[tuple[int, str], dict[str, str]]:
+        bags: dict[tuple[int, str], dict[str, str]] = {}
+        for relation in self.relations:
+            if relation.involves(unit.app):
+                bags[relation.id, unit.name] = dict(relation.unit_data.get(unit.name, {}))
+                bags[relation.id, unit.app] = dict(relation.app_data.get(unit.app, {}))
+        return bags
+
+    def _queue_changes(self, unit: Unit, before: Mapping[tuple[int, str], dict[str, str]]) -> None:
+        after = self._writable_bags(unit)
+        changed = sorted(
+            {rid for (rid, owner), data in after.items() if before.get((rid, owner)) != data}
+        )
+        for rid in changed:
+            relation = self.relation(rid)
+            if relation is None:
+                continue
+            target_app = unit.app if relation.peer else relation.other(unit.app).app
+            for target in self.apps[target_app].units:
+                item = (target_app, target.number, rid, unit.number)
+                if target is not unit and item not in self._queue:
+                    self._queue.append(item)
+
+    def settle(self) -> None:
+        """Run what the model still owes: relation-changed hooks, then template rollouts."""
+        ran = 0
+        while self.node_up and (self._queue or self._patches):
+            while self._queue:
+                app_name, number, rid, remote = self._queue.pop(0)
+                app = self.apps.get(app_name)
+                target = app.unit(number) if app else None
+                relation = self.relation(rid)
+                if target is None or relation is None:
+                    continue
+                hook = f"{relation.end(app_name).endpoint}-relation-changed"
+                self.run_hook(target, hook, "relation-data", relation_id=rid, remote_unit=remote)
+                ran += 1
+                if ran > MAX_CASCADE:
+                    raise HarnessError(
+                        f"relation-changed kept firing after {MAX_CASCADE} hooks (simulated)",
+                        "a charm rewrites its databag on every relation-changed; fix the charm",
+                    )
+            if self._patches:
+                statefulset, annotations = self._patches.pop(0)
+                if statefulset in self.apps:
+                    self.patch_template(statefulset, annotations, "charm-pod-spec-change")
+
+    # Lifecycle ----------------------------------------------------------------------------
+
+    def endpoints(self, unit: Unit) -> tuple[str, ...]:
+        """The unit's endpoints that are in a relation, in relation order."""
+        found: list[str] = []
+        for relation in self.relations:
+            if relation.involves(unit.app) and relation.end(unit.app).endpoint not in found:
+                found.append(relation.end(unit.app).endpoint)
+        return tuple(found)
+
+    def run_sequence(
+        self,
+        unit: Unit,
+        expectation: Expectation,
+        cause: str,
+        *,
+        triggers: Sequence[str] = (),
+        containers: Sequence[str] | None = None,
+        endpoints: Sequence[str] | None = None,
+        change: Callable[[Unit], None] | None = None,
+        relation_id: int | None = None,
+        defer_after_change: bool = False,
+    ) -> None:
+        """One unit's hooks for one expectation, with the pod change where it belongs."""
+        app = self.apps[unit.app]
+        hooks = plan(
+            expectation,
+            containers=app.charm.containers if containers is None else containers,
+            endpoints=self.endpoints(unit) if endpoints is None else endpoints,
+            storages=app.charm.storages,
+            leader=app.leader == unit.number,
+            triggers=triggers,
+        )
+        split = hooks.index("stop") + 1 if change is not None and "stop" in hooks else 0
+        for hook in hooks[:split]:
+            self._run_relation_aware(unit, hook, cause, relation_id)
+        if change is not None:
+            change(unit)
+        if defer_after_change:
+            self._after_start.append((unit, hooks[split:]))
+            return
+        for hook in hooks[split:]:
+            self._run_relation_aware(unit, hook, cause, relation_id)
+
+    def _run_relation_aware(
+        self, unit: Unit, hook: str, cause: str, relation_id: int | None
+    ) -> None:
+        """Relation-joined/changed/departed run once per remote unit, as Juju does."""
+        kind = next((k for k in RELATION_KINDS if hook.endswith(f"-relation-{k}")), None)
+        if kind in (None, "created", "broken"):
+            self.run_hook(unit, hook, cause, relation_id=relation_id)
+            return
+        endpoint = hook[: -len(f"-relation-{kind}")]
+        candidates = [
+            r
+            for r in self.relations
+            if r.involves(unit.app)
+            and r.end(unit.app).endpoint == endpoint
+            and (relation_id is None or r.id == relation_id)
+        ]
+        if not candidates:
+            self.run_hook(unit, hook, cause, relation_id=relation_id)  # records the skip
+            return
+        for relation in candidates:
+            remote_app = unit.app if relation.peer else relation.other(unit.app).app
+            # No remote unit, no hook: Juju runs these once per remote unit.
+            remotes = [u for u in self.apps[remote_app].units if u is not unit]
+            for remote in remotes:
+                self.run_hook(
+                    unit, hook, cause, relation_id=relation.id, remote_unit=remote.number
+                )
+
+    def deploy_app(self, app: App, units: int) -> None:
+        self.apps[app.name] = app
+        app.address = f"10.152.183.{next(self._addresses)}"
+        for peer_endpoint, interface in app.charm.peers:
+            end = RelationEnd(app.name, peer_endpoint, interface, "peers")
+            self.relations.append(TwinRelation(next(self._relation_ids), end, end))
+        self.add_units(app, units, self.expect("deploy"))
+
+    def add_units(self, app: App, count: int, deploy: Expectation) -> None:
+        """New units with new pods: the deploy hooks, then joining every relation."""
+        placed = (*deploy.hooks, *(h.hook for h in deploy.optional if h.required))
+        # Where the catalogue has no storage-attached, the volume is there from the start.
+        attach_early = not any(h.endswith("-storage-attached") for h in placed)
+        new: list[Unit] = []
+        used = {u.pod.ordinal for u in app.units}
+        for _ in range(count):
+            ordinal = next(i for i in itertools.count() if i not in used)
+            used.add(ordinal)
+            number = app.next_unit
+            app.next_unit += 1
+            # Juju numbers storage model-wide; numbering per unit is enough for one app.
+            index = {name: number for name in app.charm.storages}
+            unit = Unit(app.name, number, self.new_pod(app, ordinal, index), index)
+            unit.storage_attached = attach_early
+            app.units.append(unit)
+            if app.leader is None:
+                app.leader = number
+            for relation in self.relations:
+                if relation.involves(app.name):
+                    relation.unit_data[unit.name] = self._default_unit_data(app)
+            new.append(unit)
+        for unit in new:
+            self.run_sequence(unit, deploy, "deploy", triggers=("pebble-ready",))
+        integrate = self.expect("integrate")
+        for unit in new:
+            for relation in self.relations:
+                if relation.involves(app.name):
+                    self._join(unit, relation, integrate)
+        self.settle()
+
+    def _default_unit_data(self, app: App) -> dict[str, str]:
+        # What Juju puts in every unit databag; on Kubernetes the address is the app's
+        # service address, which pod churn does not change.
+        return {
+            "egress-subnets": f"{app.address}/32",
+            "ingress-address": app.address,
+            "private-address": app.address,
+        }
+
+    def _join(self, unit: Unit, relation: TwinRelation, integrate: Expectation) -> None:
+        self.run_sequence(
+            unit,
+            integrate,
+            "integrate",
+            endpoints=(relation.end(unit.app).endpoint,),
+            relation_id=relation.id,
+        )
+
+    def integrate(self, a: RelationEnd, b: RelationEnd) -> TwinRelation:
+        relation = TwinRelation(next(self._relation_ids), a, b)
+        for end in (a, b):
+            app = self.apps[end.app]
+            for unit in app.units:
+                relation.unit_data[unit.name] = self._default_unit_data(app)
+        self.relations.append(relation)
+        integrate = self.expect("integrate")
+        for end in (a, b):
+            for unit in sorted(self.apps[end.app].units, key=lambda u: u.number):
+                self._join(unit, relation, integrate)
+        self.settle()
+        return relation
+
+    # Disruptions (physics here, hooks from the catalogue) ------------------------------
+
+    def delete_pod(self, pod: str) -> None:
+        unit = self.unit_of_pod(pod)
+        self.run_sequence(
+            unit,
+            self.expect("pod-delete"),
+            "pod-delete",
+            triggers=("pebble-ready",),
+            change=self.replace_pod,
+        )
+        self.settle()
+
+    def roll(self, app: App, cause: str) -> None:
+        """A new pod template: StatefulSet RollingUpdate, highest ordinal first, one by one."""
+        expectation = self.expect(cause)
+        for unit in sorted(app.units, key=lambda u: u.pod.ordinal, reverse=True):
+            self.run_sequence(
+                unit, expectation, cause, triggers=("pebble-ready",), change=self.replace_pod
+            )
+
+    def patch_template(self, app_name: str, annotations: Mapping[str, str], cause: str) -> None:
+        app = self.app(app_name)
+        template = {**app.template, **annotations}
+        if template == app.template:
+            return  # Kubernetes does not roll pods for an unchanged template
+        app.template = template
+        self.roll(app, cause)
+        self.settle()
+
+    def kill_pid1(self, pod: str, container: str) -> None:
+        unit = self.unit_of_pod(pod)
+        if container not in unit.pod.containers:
+            known = ", ".join(unit.pod.containers)
+            raise UnknownName(f"pod {pod} has no container {container!r}", f"use one of: {known}")
+        charm = container == CHARM_CONTAINER
+        self.run_sequence(
+            unit,
+            self.expect("container-restart", variant="charm" if charm else None),
+            "container-restart",
+            # Only the restarted container becomes ready again.
+            triggers=() if charm else ("pebble-ready",),
+            containers=() if charm else (container,),
+            change=lambda u: self.restart_container(u, container, "Error (exit 137)"),
+        )
+        self.settle()
+
+    def refresh(self, app_name: str, resources: Mapping[str, str] | None) -> None:
+        """juju refresh updates the StatefulSet (charm revision, images): pods roll."""
+        app = self.app(app_name)
+        app.revision += 1
+        if resources:
+            app.resources.update(resources)
+        app.template = {
+            **app.template,
+            "twin.simulated/charm-revision": str(app.revision),
+            "twin.simulated/resources": _digest(app.resources),
+        }
+        self.roll(app, "resource-refresh" if resources else "charm-refresh")
+        self.settle()
+
+    def node_stop(self) -> None:
+        """The node goes down: hooks before ``stop`` (if any) run, then nothing runs."""
+        if not self.node_up:
+            return
+        expectation = self.expect("node-restart")
+        for unit in self._all_units():
+            self.run_sequence(
+                unit,
+                expectation,
+                "node-restart",
+                triggers=("pebble-ready",),
+                change=_no_change,
+                defer_after_change=True,
+            )
+        self.node_up = False
+        for unit in self._all_units():
+            for run in unit.pod.containers.values():
+                run.ready = False
+            unit.pod.phase = "Unknown"
+
+    def node_start(self) -> None:
+        """Same pods (same uids): every container restarts with a fresh root filesystem."""
+        if self.node_up:
+            return
+        self.node_up = True
+        for unit in self._all_units():
+            for container in list(unit.pod.containers):
+                self.restart_container(unit, container, "Unknown (node restarted)")
+            unit.pod.phase = "Running"
+        pending, self._after_start = self._after_start, []
+        for unit, hooks in pending:
+            for hook in hooks:
+                self._run_relation_aware(unit, hook, "node-restart", None)
+        self.settle()
+
+    def scale(self, app_name: str, count: int) -> None:
+        if count < 0:
+            raise HarnessError(f"cannot scale {app_name} to {count}", "give 0 or more units")
+        app = self.app(app_name)
+        expectation = self.expect("scale-down-up")
+        while len(app.units) > count:
+            unit = max(app.units, key=lambda u: u.pod.ordinal)
+            self._remove_unit(app, unit, expectation)
+        if len(app.units) < count:
+            self.add_units(
+                app, count - len(app.units), expectation.new_units or self.expect("deploy")
+            )
+        self.settle()
+
+    def _remove_unit(self, app: App, unit: Unit, expectation: Expectation) -> None:
+        """Scale down: the highest ordinal tears down and its pod and unit are gone."""
+        self.run_sequence(
+            unit,
+            expectation,
+            "scale-down-up",
+            triggers=("relation-departed", "relation-broken", "storage-detaching"),
+        )
+        app.units.remove(unit)
+        for relation in self.relations:
+            relation.unit_data.pop(unit.name, None)
+        if app.leader == unit.number:
+            app.leader = min((u.number for u in app.units), default=None)
+        shutil.rmtree(unit.pod.directory, ignore_errors=True)
+
+    def _all_units(self) -> list[Unit]:
+        return [u for app in self.apps.values() for u in sorted(app.units, key=lambda u: u.number)]
+
+
+def _no_change(unit: Unit) -> None:
+    """The node stops: the containers come back (and change) only when it starts."""
+
+
+def _digest(values: Mapping[str, str]) -> str:
+    text = "\n".join(f"{k}={v}" for k, v in sorted(values.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
