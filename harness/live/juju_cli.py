@@ -1,0 +1,233 @@
+"""The ``juju`` CLI, bound to one model: argv building, JSON output, errors with context.
+
+One small runner interface with two implementations: ``SubprocessJuju`` (``juju`` with
+``JUJU_MODEL`` set, for the ``repro`` CLI) and ``OpsTestJuju`` (pytest-operator's
+``ops_test.juju``, which sets ``JUJU_MODEL`` and ``JUJU_DATA`` itself). ``JujuCLI`` mirrors
+the CLI verbs we use one to one, alphabetically, and branches on the detected client version
+where 2.9 and 3.x differ (``run-action --wait`` vs ``run``, ``add-relation`` vs
+``integrate``, ``-y`` vs ``--no-prompt``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import yaml
+
+from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.live.process import NOT_FOUND, ProcessRunner, ProcessTimeout, run_process
+from harness.versions import JujuVersion
+
+DEFAULT_TIMEOUT = 600.0
+ACTION_WAIT = "5m"
+INSTALL_JUJU = "install it: sudo snap install juju, then juju bootstrap microk8s"
+
+
+class JujuRunner(Protocol):
+    """Runs ``juju <args>`` against one model; returns (exit code, stdout, stderr)."""
+
+    async def __call__(
+        self, args: Sequence[str], timeout: float | None
+    ) -> tuple[int, str, str]: ...
+
+
+class SubprocessJuju:
+    """``juju`` as a subprocess with ``JUJU_MODEL`` set (the ``repro`` CLI's runner)."""
+
+    def __init__(
+        self, model: str | None, *, binary: str = "juju", run: ProcessRunner = run_process
+    ) -> None:
+        self.model = model
+        self._binary = binary
+        self._run = run
+
+    async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
+        env = {"JUJU_MODEL": self.model} if self.model else {}
+        done = await self._run([self._binary, *args], env=env, timeout=timeout)
+        return done.returncode, done.stdout, done.stderr
+
+
+class OpsTestJuju:
+    """pytest-operator's ``ops_test.juju(*args)``, which binds the command to its model."""
+
+    def __init__(self, ops_test: Any) -> None:
+        self._ops_test = ops_test
+
+    async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
+        try:
+            rc, out, err = await asyncio.wait_for(self._ops_test.juju(*args), timeout)
+        except asyncio.TimeoutError:
+            raise ProcessTimeout(["juju", *args], timeout or 0.0) from None
+        return (rc if rc is not None else -1), str(out), str(err)
+
+
+class JujuCLIError(HarnessError):
+    """A ``juju`` command failed; carries the command, its exit code, stdout and stderr."""
+
+    def __init__(self, args: Sequence[str], returncode: int, stdout: str, stderr: str) -> None:
+        self.args_ = tuple(args)
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        lines = (stderr.strip() or stdout.strip() or "no output").splitlines()
+        super().__init__(
+            f"`{self.command}` failed (exit {returncode}): {lines[-1].strip()}",
+            "its full stdout and stderr are on the error; run it by hand to see more",
+        )
+
+    @property
+    def command(self) -> str:
+        return shlex.join(["juju", *self.args_])
+
+
+def action_param(key: str, value: object) -> str:
+    """``key=value`` for ``juju run``/``run-action``, which read each value as YAML.
+
+    Strings that YAML would turn into something else (``true``, ``7``, ``""``, ``a: b``) are
+    sent as JSON strings, which YAML reads back verbatim; other values go as JSON.
+    """
+    if isinstance(value, str):
+        try:
+            same = yaml.safe_load(value) == value
+        except yaml.YAMLError:
+            same = False
+        return f"{key}={value if same and value.strip() == value else json.dumps(value)}"
+    return f"{key}={json.dumps(value)}"
+
+
+class JujuCLI:
+    """The ``juju`` verbs the live backend uses, on one runner (one model)."""
+
+    def __init__(self, runner: JujuRunner, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.runner = runner
+        self.timeout = timeout
+        self._version: JujuVersion | None = None
+        self.commands: list[str] = []  # every command run, for the evidence
+
+    async def run(self, *args: str, timeout: float | None = None, check: bool = True) -> str:
+        """Run ``juju *args``; stdout, or JujuCLIError (unless ``check=False``)."""
+        rc, out, err = await self.raw(*args, timeout=timeout)
+        if check and rc != 0:
+            raise JujuCLIError(args, rc, out, err)
+        return out
+
+    async def raw(self, *args: str, timeout: float | None = None) -> tuple[int, str, str]:
+        self.commands.append(shlex.join(["juju", *args]))
+        rc, out, err = await self.runner(args, timeout if timeout is not None else self.timeout)
+        if rc == NOT_FOUND and "not found" in err:
+            raise EnvironmentUnavailable("the `juju` CLI is not on PATH", INSTALL_JUJU)
+        return rc, out, err
+
+    async def run_json(self, *args: str, timeout: float | None = None) -> Any:
+        out = await self.run(*args, "--format", "json", timeout=timeout)
+        return json.loads(out) if out.strip() else None
+
+    # The verbs, alphabetically.
+
+    async def add_model(self, name: str) -> None:
+        await self.run("add-model", name, "--no-switch")
+
+    async def debug_log(self) -> str:
+        """The whole model log at INFO and above, dated in UTC: hook lines are INFO."""
+        return await self.run(
+            "debug-log", "--replay", "--no-tail", "--date", "--utc", "--level", "INFO"
+        )
+
+    async def destroy_model(self, name: str, *, timeout: float) -> None:
+        """Force-destroy without waiting (pod deletions can make it hang otherwise)."""
+        confirm = "-y" if (await self.version()).major < 3 else "--no-prompt"
+        await self.run(
+            "destroy-model",
+            name,
+            confirm,
+            "--destroy-storage",
+            "--force",
+            "--no-wait",
+            timeout=timeout,
+        )
+
+    async def integrate(self, endpoint_a: str, endpoint_b: str) -> None:
+        verb = "add-relation" if (await self.version()).major < 3 else "integrate"
+        await self.run(verb, endpoint_a, endpoint_b)
+
+    async def models(self) -> tuple[str, ...]:
+        """Short names of the models of the current controller."""
+        data = await self.run_json("models")
+        names = []
+        for model in (data or {}).get("models", []):
+            name = str(model.get("short-name") or model.get("name", ""))
+            names.append(name.rsplit("/", 1)[-1])
+        return tuple(names)
+
+    async def refresh(
+        self,
+        app: str,
+        *,
+        path: str | None = None,
+        channel: str | None = None,
+        resources: Mapping[str, str] | None = None,
+    ) -> None:
+        args = ["refresh", app]
+        if path is not None:
+            args += ["--path", path]
+        if channel is not None:
+            args += ["--channel", channel]
+        for name, value in (resources or {}).items():
+            args += ["--resource", f"{name}={value}"]
+        await self.run(*args)
+
+    async def run_action(
+        self, unit: str, action: str, params: Mapping[str, object] | None = None
+    ) -> tuple[str, str]:
+        """Run an action and wait; (stdout, stderr) of the JSON output, also when it failed.
+
+        3.x: ``juju run UNIT ACTION k=v --format json --wait=5m``; a failed task exits 1
+        with the JSON still on stdout. 2.9: ``juju run-action UNIT ACTION k=v --wait=5m
+        --format json``, keyed by unit tag.
+        """
+        pairs = [action_param(k, v) for k, v in (params or {}).items()]
+        if (await self.version()).major < 3:
+            args = ["run-action", unit, action, *pairs, f"--wait={ACTION_WAIT}"]
+        else:
+            args = ["run", unit, action, *pairs, f"--wait={ACTION_WAIT}"]
+        args += ["--format", "json"]
+        rc, out, err = await self.raw(*args)
+        if rc != 0 and not out.lstrip().startswith("{"):
+            raise JujuCLIError(args, rc, out, err)
+        return out, err
+
+    async def scale_application(self, app: str, scale: int) -> None:
+        await self.run("scale-application", app, str(scale))
+
+    async def show_controller(self) -> Mapping[str, Any]:
+        """The current controller's details (``agent-version``, ``cloud``...)."""
+        data = await self.run_json("show-controller", timeout=60)
+        if not isinstance(data, dict) or not data:
+            raise EnvironmentUnavailable(
+                "no Juju controller is reachable", "bootstrap one: `juju bootstrap microk8s`"
+            )
+        first = next(iter(data.values()))
+        return dict(first.get("details", {})) if isinstance(first, dict) else {}
+
+    async def show_unit(self, unit: str) -> str:
+        return await self.run("show-unit", unit, "--format", "json")
+
+    async def status(self, *, timeout: float | None = None) -> str:
+        return await self.run("status", "--format", "json", timeout=timeout)
+
+    async def trust(self, app: str) -> None:
+        await self.run("trust", app, "--scope=cluster")
+
+    async def version(self) -> JujuVersion:
+        """The client's version (``juju version``), asked once."""
+        if self._version is None:
+            out = await self.run("version", timeout=60)
+            self._version = JujuVersion.parse(out.strip())
+        return self._version
+
+    async def version_text(self) -> str:
+        return (await self.run("version", timeout=60)).strip()

@@ -1,0 +1,358 @@
+"""The live JujuPort: python-libjuju's ``Model`` plus the ``juju`` CLI for the same model.
+
+libjuju does what it does well and the same way on 2.9 and 3.x: deploy, integrate
+(``Model.integrate`` on libjuju 3, ``add_relation`` on 2.9) and application config. The CLI
+is used where its output is the stable interface: ``status``, ``show-unit``, actions,
+``debug-log``, ``trust``, ``refresh`` and ``scale-application``. Raw output never leaves
+this module: the parsers in ``harness.live.parse`` turn it into frozen values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.errors import HarnessError, UnknownName
+from harness.live.juju_cli import JujuCLI, JujuCLIError
+from harness.live.process import ProcessTimeout
+from harness.observations import Databag, UnitStatus
+from harness.ports import ActionResult, AppSpec, Clock
+from harness.versions import CharmVersion, Versions
+from harness.waiting import wait_for
+
+log = logging.getLogger(__name__)
+
+# Ubuntu bases as Juju 2.9 (and libjuju 2.9) still spell them: series names.
+SERIES = {
+    "ubuntu@20.04": "focal",
+    "ubuntu@22.04": "jammy",
+    "ubuntu@24.04": "noble",
+}
+
+# Hook results are INFO lines of juju.worker.uniter.operation; "reboot detected" is an INFO
+# line of juju.worker.uniter. Juju's default root level is WARNING, which drops both.
+HOOK_LOG_MODULES = ("juju.worker.uniter", "juju.worker.uniter.operation")
+_LEVELS = ("TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_DEFAULT_ROOT = "WARNING"
+
+
+def _parse_logging_config(text: str) -> dict[str, str]:
+    entries: dict[str, str] = {}
+    for part in text.split(";"):
+        module, sep, level = part.strip().partition("=")
+        if sep and module.strip():
+            entries[module.strip()] = level.strip().upper()
+    return entries
+
+
+def effective_level(logging_config: str, module: str) -> str:
+    """The level Juju applies to ``module``: its longest configured prefix, else ``<root>``."""
+    entries = _parse_logging_config(logging_config)
+    best, best_len = entries.get("<root>", _DEFAULT_ROOT), -1
+    for name, level in entries.items():
+        if name.startswith(("<", "#")):
+            continue
+        if (module == name or module.startswith(name + ".")) and len(name) > best_len:
+            best, best_len = level, len(name)
+    return best
+
+
+def keeps_hook_lines(logging_config: str) -> bool:
+    info = _LEVELS.index("INFO")
+    return all(
+        _LEVELS.index(effective_level(logging_config, m)) <= info
+        if effective_level(logging_config, m) in _LEVELS
+        else False
+        for m in HOOK_LOG_MODULES
+    )
+
+
+def with_hook_lines(logging_config: str) -> str | None:
+    """``logging_config`` with the uniter's modules at INFO, or None if it keeps them already."""
+    if keeps_hook_lines(logging_config):
+        return None
+    entries = _parse_logging_config(logging_config)
+    if "<root>" not in entries:
+        entries = {"<root>": _DEFAULT_ROOT, **entries}
+    for module in HOOK_LOG_MODULES:
+        if not keeps_hook_lines(_serialise(entries)):
+            entries[module] = "INFO"
+    return _serialise(entries)
+
+
+def _serialise(entries: Mapping[str, str]) -> str:
+    return ";".join(f"{module}={level}" for module, level in entries.items())
+
+
+def _config_text(value: Any) -> str:
+    """libjuju's ``get_config`` gives ConfigValue objects; tolerate plain strings too."""
+    return str(getattr(value, "value", value) or "")
+
+
+def _ordinal(unit: str) -> int:
+    tail = unit.rpartition("/")[2]
+    return int(tail) if tail.isdigit() else -1
+
+
+def _absolute(path: str) -> str:
+    # Pure string work (no filesystem access): libjuju wants an absolute local path.
+    return os.path.normpath(os.path.join(os.getcwd(), path))
+
+
+def is_local_charm(charm: str) -> bool:
+    return charm.endswith(".charm") or charm.startswith((".", "/")) or os.path.exists(charm)
+
+
+class LiveJujuPort:
+    """One Juju model, through a libjuju ``Model`` and a ``JujuCLI`` bound to it."""
+
+    def __init__(
+        self,
+        model: Any,
+        cli: JujuCLI,
+        *,
+        model_name: str,
+        clock: Clock,
+        connect_name: str | None = None,
+        reconnect_timeout: float = 900.0,
+    ) -> None:
+        self.model = model  # juju.model.Model (ops_test.model when made by the fixtures)
+        self.cli = cli
+        self._model_name = model_name
+        self._connect_name = connect_name or model_name
+        self._clock = clock
+        self._reconnect_timeout = reconnect_timeout
+        self._logging_change: tuple[str, str] | None = None  # (original, ours)
+        self._logging_checked = False
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    # Lifecycle through libjuju.
+
+    async def deploy(self, spec: AppSpec) -> None:
+        if not self._logging_checked:
+            # A safety net for labs nobody opened: hook lines must be kept before hooks run.
+            await self.keep_hook_logging()
+        local = is_local_charm(spec.charm)
+        kwargs: dict[str, Any] = {
+            "application_name": spec.app,
+            "num_units": spec.units,
+            "trust": spec.trust,
+        }
+        if spec.channel and not local:
+            kwargs["channel"] = spec.channel
+        if spec.config:
+            kwargs["config"] = dict(spec.config)
+        if spec.resources:
+            kwargs["resources"] = dict(spec.resources)
+        if spec.base:
+            # libjuju 3 takes a base; libjuju 2.9 (for 2.9 controllers) only a series.
+            if "base" in inspect.signature(self.model.deploy).parameters:
+                kwargs["base"] = spec.base
+            else:
+                kwargs["series"] = SERIES.get(spec.base, spec.base)
+        charm = _absolute(spec.charm) if local else spec.charm
+        log.info("deploy %s as %s", charm, spec.app)
+        await self.model.deploy(charm, **kwargs)
+
+    async def integrate(self, endpoint_a: str, endpoint_b: str) -> None:
+        # libjuju 3 has Model.integrate; 2.9 only add_relation.
+        if hasattr(self.model, "integrate"):
+            await self.model.integrate(endpoint_a, endpoint_b)
+        else:
+            await self.model.add_relation(endpoint_a, endpoint_b)
+
+    async def set_config(self, app: str, values: Mapping[str, str]) -> None:
+        application = self.model.applications.get(app)
+        if application is None:
+            known = ", ".join(sorted(self.model.applications)) or "none"
+            raise UnknownName(
+                f"application {app} does not exist in model {self.model_name}",
+                f"applications: {known}",
+            )
+        await application.set_config({k: str(v) for k, v in values.items()})
+
+    # Lifecycle through the CLI (its behaviour is the documented one on every version).
+
+    async def trust(self, app: str) -> None:
+        await self.cli.trust(app)
+
+    async def refresh(
+        self,
+        app: str,
+        *,
+        path: str | None = None,
+        channel: str | None = None,
+        resources: Mapping[str, str] | None = None,
+    ) -> None:
+        await self.cli.refresh(app, path=path, channel=channel, resources=resources)
+
+    async def scale(self, app: str, units: int) -> None:
+        await self.cli.scale_application(app, units)
+
+    # Reading.
+
+    async def _status_text(self) -> str:
+        return await self.cli.status()
+
+    async def statuses(self, apps: Sequence[str] = ()) -> tuple[UnitStatus, ...]:
+        from harness.live.parse import parse_status
+
+        found = parse_status(await self._status_text())
+        if apps:
+            wanted = set(apps)
+            found = tuple(s for s in found if s.unit.rpartition("/")[0] in wanted)
+        return tuple(sorted(found, key=lambda s: (s.unit.rpartition("/")[0], _ordinal(s.unit))))
+
+    async def units(self, app: str) -> tuple[str, ...]:
+        return tuple(s.unit for s in await self.statuses((app,)))
+
+    async def _unknown_unit(self, unit: str) -> UnknownName | None:
+        """An UnknownName error when ``unit`` is not in the model, else None."""
+        app = unit.rpartition("/")[0]
+        try:
+            units = await self.units(app)
+        except JujuCLIError:
+            return None
+        if unit in units or unit.endswith("/leader"):
+            return None
+        return UnknownName(
+            f"unit {unit} does not exist in model {self.model_name}",
+            f"units: {', '.join(units) or 'none'}",
+        )
+
+    async def run_action(
+        self, unit: str, action: str, params: Mapping[str, object] | None = None
+    ) -> ActionResult:
+        from harness.live.parse import parse_action_output
+
+        try:
+            out, err = await self.cli.run_action(unit, action, params)
+        except JujuCLIError:
+            unknown = await self._unknown_unit(unit)
+            if unknown is not None:
+                raise unknown from None
+            raise
+        result = parse_action_output(out, unit, action)
+        if not result.stderr and err.strip():
+            result = dataclasses.replace(result, stderr=err)
+        return result
+
+    async def unit_relations(self, unit: str) -> tuple[Databag, ...]:
+        from harness.live.parse import parse_show_unit
+
+        try:
+            text = await self.cli.show_unit(unit)
+        except JujuCLIError:
+            unknown = await self._unknown_unit(unit)
+            if unknown is not None:
+                raise unknown from None
+            raise
+        return parse_show_unit(text)
+
+    async def debug_log(self) -> str:
+        return await self.cli.debug_log()
+
+    async def versions(self) -> Versions:
+        """Client, controller and model agent versions, and each application's charm."""
+        from harness.live.parse import parse_app_charms, parse_model_version
+
+        client = controller = agent = None
+        charms: tuple[CharmVersion, ...] = ()
+        try:
+            client = await self.cli.version_text()
+        except HarnessError as error:
+            log.warning("juju client version unknown: %s", error)
+        try:
+            controller = str((await self.cli.show_controller()).get("agent-version") or "")
+        except HarnessError as error:
+            log.warning("controller version unknown: %s", error)
+        try:
+            status = await self._status_text()
+            agent = parse_model_version(status)
+            charms = parse_app_charms(status)
+        except HarnessError as error:
+            log.warning("model status unknown: %s", error)
+        return Versions(
+            juju_client=client or None,
+            juju_controller=controller or None,
+            juju_agent=agent or None,
+            charms=tuple(sorted(charms, key=lambda c: c.app)),
+        )
+
+    # After a node restart.
+
+    async def reconnect(self) -> None:
+        """Wait until the controller answers ``juju status``, then reconnect libjuju's model."""
+
+        async def api_answers() -> tuple[bool, str]:
+            rc, _, err = await self.cli.raw("status", "--format", "json", timeout=60)
+            tail = (err.strip().splitlines() or [""])[-1]
+            return rc == 0, f"juju status exit {rc}: {tail}" if rc else "juju status answered"
+
+        await wait_for(
+            "the Juju controller API to answer again",
+            api_answers,
+            lambda seen: seen[0],
+            timeout=self._reconnect_timeout,
+            clock=self._clock,
+            describe=lambda seen: seen[1],
+            interval=5.0,
+            retry_on=(ProcessTimeout, OSError),
+        )
+
+        async def connect() -> bool:
+            await self.model.disconnect()
+            await self.model.connect(self._connect_name)
+            return True
+
+        await wait_for(
+            f"libjuju to reconnect to model {self._connect_name}",
+            connect,
+            bool,
+            timeout=self._reconnect_timeout,
+            clock=self._clock,
+            interval=5.0,
+            retry_on=(Exception,),
+        )
+
+    # The model's logging-config: keep hook lines, restore only what we changed.
+
+    async def keep_hook_logging(self) -> str | None:
+        """Raise the uniter's modules to INFO if the model would drop hook lines.
+
+        Returns the new value, or None when the current one keeps them already (then
+        nothing is changed, and nothing will be restored).
+        """
+        self._logging_checked = True
+        config = await self.model.get_config()
+        current = _config_text(config.get("logging-config"))
+        wanted = with_hook_lines(current)
+        if wanted is None:
+            log.info("logging-config %r keeps hook lines; left as it is", current)
+            return None
+        await self.model.set_config({"logging-config": wanted})
+        self._logging_change = (current, wanted)
+        log.info("logging-config %r -> %r so hook lines are kept", current, wanted)
+        return wanted
+
+    async def restore_logging(self) -> None:
+        """Put back the logging-config we replaced, unless someone changed it since."""
+        if self._logging_change is None:
+            return
+        original, ours = self._logging_change
+        config = await self.model.get_config()
+        now = _config_text(config.get("logging-config"))
+        if now != ours:
+            log.info("logging-config changed by someone else (%r); not restoring", now)
+        elif original:
+            await self.model.set_config({"logging-config": original})
+        else:
+            await self.cli.run("model-config", "--reset", "logging-config")
+        self._logging_change = None
