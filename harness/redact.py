@@ -1,0 +1,43 @@
+"""Relation data that looks secret never leaves as cleartext: it is shown by digest.
+
+A field looks secret when its key contains ``password``, ``key``, ``token`` or ``secret``
+(this covers ``secret-*`` fields), case-insensitively. Over-matching (``keystone-url``) is
+the safe side: the value is still compared, only by digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+
+SECRET_WORDS: tuple[str, ...] = ("password", "key", "token", "secret")
+
+
+def looks_secret(key: str) -> bool:
+    lowered = key.lower()
+    return any(word in lowered for word in SECRET_WORDS)
+
+
+def digest(value: str) -> str:
+    """``sha256:<hex>`` of the value's UTF-8 bytes."""
+    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def redacted(value: str) -> str:
+    """``<redacted sha256:1a2b3c4d>``: enough to tell two values apart, not to read one."""
+    return f"<redacted {digest(value)[:15]}>"
+
+
+def comparable(key: str, value: str) -> str:
+    """What to compare: the digest for a secret-looking field, else the value."""
+    return digest(value) if looks_secret(key) else value
+
+
+def shown(key: str, value: str) -> str:
+    """How a person sees the value: redacted when secret-looking, else quoted."""
+    return redacted(value) if looks_secret(key) else repr(value)
+
+
+def redact(data: Mapping[str, str]) -> dict[str, str]:
+    """A copy of a databag that is safe to write into evidence."""
+    return {key: redacted(value) if looks_secret(key) else value for key, value in data.items()}
