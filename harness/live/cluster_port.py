@@ -1,0 +1,268 @@
+"""The live ClusterPort: the model's namespace through the ``kubernetes`` client.
+
+Every call of the (blocking) client runs in ``asyncio.to_thread``. Pods are found by the
+label Juju puts on sidecar application pods, ``app.kubernetes.io/name=<app>``; models that
+still use Juju's legacy labels have ``juju-app=<app>`` instead, tried second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.live.parse import pod_identity, unit_for_pod
+from harness.observations import ABSENT, DIRECTORY, FileState, PodIdentity
+from harness.ports import ExecResult
+
+log = logging.getLogger(__name__)
+
+APP_LABELS = ("app.kubernetes.io/name", "juju-app")
+UNIT_ANNOTATION = "unit.juju.is/id"
+EXEC_TIMEOUT = 120.0
+
+# One exec lists every path: "F<TAB>sha256<TAB>path", "D<TAB>path", "A<TAB>path" (absent).
+# POSIX sh, `find` and `sha256sum` only, so it runs on busybox and coreutils images alike;
+# the digest comes from stdin so file names never need parsing out of sha256sum's output.
+LIST_FILES_SCRIPT = r"""
+command -v sha256sum >/dev/null 2>&1 || { echo "sha256sum not found" >&2; exit 3; }
+entry() {
+  if [ -d "$1" ]; then printf 'D\t%s\n' "$1"
+  elif [ -f "$1" ]; then
+    h=$(sha256sum < "$1" 2>/dev/null) || { printf 'U\t%s\n' "$1"; return; }
+    printf 'F\t%s\t%s\n' "${h%% *}" "$1"
+  fi
+}
+for p in "$@"; do
+  if [ -d "$p" ]; then
+    find "$p" 2>/dev/null | while IFS= read -r f; do entry "$f"; done
+  elif [ -e "$p" ]; then entry "$p"
+  else printf 'A\t%s\n' "$p"
+  fi
+done
+"""
+
+# Juju sidecar containers run pebble (the charm container: pebble or the container agent)
+# as PID 1. The kernel drops signals sent from inside a PID namespace to its init unless
+# init handles them, so `kill -9 1` does nothing; pebble handles SIGTERM (it exits, and the
+# kubelet restarts the container), so SIGTERM it is. The caller checks the restart count.
+KILL_PID1 = ("sh", "-c", "kill -TERM 1")
+
+
+def unit_of_pod(pod_name: str) -> str:
+    """``mysql-router-k8s-0`` -> ``mysql-router-k8s/0`` (StatefulSet ordinal = unit number)."""
+    return unit_for_pod(pod_name, pod_name.rpartition("-")[0])
+
+
+def parse_listing(unit: str, container: str, stdout: str) -> tuple[FileState, ...]:
+    files: list[FileState] = []
+    for line in stdout.splitlines():
+        kind, _, rest = line.partition("\t")
+        if kind == "F":
+            digest, _, path = rest.partition("\t")
+            files.append(FileState(unit, container, path, f"sha256:{digest}"))
+        elif kind == "D":
+            files.append(FileState(unit, container, rest, DIRECTORY))
+        elif kind == "A":
+            files.append(FileState(unit, container, rest, ABSENT))
+        elif kind == "U":
+            log.warning("%s %s:%s is not readable; left out", unit, container, rest)
+    return tuple(files)
+
+
+@dataclass(frozen=True)
+class KubeApis:
+    """The three client APIs the port uses, on one ApiClient."""
+
+    core: Any  # kubernetes.client.CoreV1Api
+    apps: Any  # kubernetes.client.AppsV1Api
+    version: Any  # kubernetes.client.VersionApi
+
+
+def load_kube_apis() -> KubeApis:
+    """Kubeconfig from ``microk8s config`` when MicroK8s is here, else KUBECONFIG or
+    ~/.kube/config, else the in-cluster service account."""
+    from kubernetes import client, config
+
+    api_client = None
+    if shutil.which("microk8s"):
+        try:
+            done = subprocess.run(
+                ["microk8s", "config"], capture_output=True, text=True, timeout=60, check=False
+            )
+            if done.returncode == 0 and done.stdout.strip():
+                api_client = config.new_client_from_config_dict(yaml.safe_load(done.stdout))
+        except (OSError, subprocess.TimeoutExpired, yaml.YAMLError) as error:
+            log.info("microk8s config unavailable (%s); trying the default kubeconfig", error)
+    if api_client is None:
+        try:
+            api_client = config.new_client_from_config()
+        except Exception as error:  # the client raises ConfigException or OSError variants
+            log.info("no kubeconfig (%s); trying in-cluster config", error)
+    if api_client is None:
+        try:
+            config.load_incluster_config()
+            api_client = client.ApiClient()
+        except Exception as error:
+            raise EnvironmentUnavailable(
+                "no Kubernetes cluster is reachable",
+                "install MicroK8s (sudo snap install microk8s --classic) or set KUBECONFIG",
+            ) from error
+    return KubeApis(
+        core=client.CoreV1Api(api_client),
+        apps=client.AppsV1Api(api_client),
+        version=client.VersionApi(api_client),
+    )
+
+
+def _default_stream() -> Callable[..., Any]:
+    from kubernetes.stream import stream
+
+    return stream  # type: ignore[no-any-return]
+
+
+class LiveClusterPort:
+    """The Kubernetes namespace of one Juju model (its name is the model's)."""
+
+    def __init__(
+        self,
+        namespace: str,
+        *,
+        apis: KubeApis | None = None,
+        load: Callable[[], KubeApis] = load_kube_apis,
+        stream: Callable[..., Any] | None = None,
+    ) -> None:
+        self._namespace = namespace
+        self._apis = apis
+        self._load = load
+        self._stream = stream
+
+    @property
+    def namespace(self) -> str:
+        return self._namespace
+
+    def apis(self) -> KubeApis:
+        if self._apis is None:
+            self._apis = self._load()
+        return self._apis
+
+    def _stream_fn(self) -> Callable[..., Any]:
+        if self._stream is None:
+            self._stream = _default_stream()
+        return self._stream
+
+    async def pods(self, app: str) -> tuple[PodIdentity, ...]:
+        items: list[Any] = []
+        for label in APP_LABELS:
+            listing = await asyncio.to_thread(
+                self.apis().core.list_namespaced_pod,
+                self._namespace,
+                label_selector=f"{label}={app}",
+            )
+            items = list(listing.items or [])
+            if items:
+                break
+        found = []
+        for pod in items:
+            annotations = pod.metadata.annotations or {}
+            unit = annotations.get(UNIT_ANNOTATION) or unit_for_pod(pod.metadata.name, app)
+            found.append(pod_identity(pod, unit))
+        return tuple(sorted(found, key=lambda p: _ordinal(p.unit)))
+
+    async def delete_pod(self, pod: str) -> None:
+        await asyncio.to_thread(self.apis().core.delete_namespaced_pod, pod, self._namespace)
+
+    async def patch_pod_template(self, app: str, annotations: Mapping[str, str]) -> None:
+        body = {"spec": {"template": {"metadata": {"annotations": dict(annotations)}}}}
+        await asyncio.to_thread(
+            self.apis().apps.patch_namespaced_stateful_set, app, self._namespace, body
+        )
+
+    async def exec(
+        self, pod: str, container: str, argv: Sequence[str], *, timeout: float = EXEC_TIMEOUT
+    ) -> ExecResult:
+        return await asyncio.to_thread(self._exec, pod, container, argv, timeout, False)
+
+    def _exec(
+        self, pod: str, container: str, argv: Sequence[str], timeout: float, dropped_ok: bool
+    ) -> ExecResult:
+        response = self._stream_fn()(
+            self.apis().core.connect_get_namespaced_pod_exec,
+            pod,
+            self._namespace,
+            container=container,
+            command=list(argv),
+            stderr=True,
+            stdin=False,
+            stdout=True,
+            tty=False,
+            _preload_content=False,
+        )
+        try:
+            response.run_forever(timeout=timeout)
+        except Exception as error:
+            if not dropped_ok:
+                raise
+            # The container died under us (that was the point): the connection just dropped.
+            log.info("exec in %s/%s ended with the container: %s", pod, container, error)
+            return ExecResult("", str(error), -1)
+        try:
+            stdout = str(response.read_stdout(timeout=0) or "")
+            stderr = str(response.read_stderr(timeout=0) or "")
+            code = response.returncode
+        except (KeyError, TypeError, ValueError, IndexError, yaml.YAMLError) as error:
+            # The error channel said Failure without an exit code (e.g. no such container).
+            return ExecResult("", f"exec failed: {error}", -1)
+        finally:
+            response.close()
+        if code is None:
+            raise HarnessError(
+                f"`{' '.join(argv)}` in {pod}/{container} did not finish within {timeout:.0f}s",
+                "check the container with kubectl exec",
+            )
+        return ExecResult(stdout, stderr, int(code))
+
+    async def list_files(
+        self, pod: str, container: str, paths: Sequence[str]
+    ) -> tuple[FileState, ...]:
+        if not paths:
+            return ()
+        result = await self.exec(
+            pod, container, ["sh", "-c", LIST_FILES_SCRIPT, "list-files", *paths]
+        )
+        if result.exit_code != 0:
+            raise HarnessError(
+                f"listing {', '.join(paths)} in {pod}/{container} failed "
+                f"(exit {result.exit_code}): {result.stderr.strip()}",
+                "the container needs sh, find and sha256sum",
+            )
+        return parse_listing(unit_of_pod(pod), container, result.stdout)
+
+    async def kill_pid1(self, pod: str, container: str) -> None:
+        result = await asyncio.to_thread(self._exec, pod, container, KILL_PID1, 60.0, True)
+        if result.exit_code > 0:
+            raise HarnessError(
+                f"could not signal PID 1 in {pod}/{container} "
+                f"(exit {result.exit_code}): {result.stderr.strip()}",
+                "check that the container has sh and kill",
+            )
+
+    async def server_version(self) -> str | None:
+        try:
+            info = await asyncio.to_thread(self.apis().version.get_code)
+        except Exception as error:  # a version is evidence, never a reason to fail a run
+            log.warning("Kubernetes version unknown: %s", error)
+            return None
+        return str(info.git_version) if info is not None else None
+
+
+def _ordinal(unit: str) -> int:
+    tail = unit.rpartition("/")[2]
+    return int(tail) if tail.isdigit() else -1

@@ -1,0 +1,300 @@
+"""The live ClusterPort against autospecs of the kubernetes client.
+
+Each recorded call is also replayed on the real generated API class (with an autospecced
+ApiClient), whose own parameter checks reject a keyword it does not know. The file-listing
+script is run for real with the local POSIX ``sh`` on a temporary tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from unittest.mock import call, create_autospec
+
+import pytest
+from kubernetes import client as k8s
+from kubernetes.stream import stream
+from kubernetes.stream.ws_client import WSClient
+
+from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.live import cluster_port
+from harness.live.cluster_port import (
+    KILL_PID1,
+    LIST_FILES_SCRIPT,
+    KubeApis,
+    LiveClusterPort,
+    parse_listing,
+)
+from harness.observations import ABSENT, DIRECTORY
+
+NS = "test-model"
+STARTED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+
+
+def apis() -> KubeApis:
+    return KubeApis(
+        core=create_autospec(k8s.CoreV1Api, instance=True),
+        apps=create_autospec(k8s.AppsV1Api, instance=True),
+        version=create_autospec(k8s.VersionApi, instance=True),
+    )
+
+
+def replay(api_class: type, method: str, recorded: Any) -> Any:
+    """Call the real generated method with the recorded arguments; return its HTTP call."""
+    api_client = create_autospec(k8s.ApiClient, instance=True)
+    api_client.client_side_validation = True
+    getattr(api_class(api_client), method)(*recorded.args, **recorded.kwargs)
+    return api_client.call_api.call_args
+
+
+def v1pod(name: str, uid: str, unit: str | None = None, restarts: int = 0) -> k8s.V1Pod:
+    running = k8s.V1ContainerState(running=k8s.V1ContainerStateRunning(started_at=STARTED))
+    statuses = [
+        k8s.V1ContainerStatus(
+            name=c,
+            ready=True,
+            restart_count=restarts,
+            image="img",
+            image_id="img@sha",
+            container_id=f"containerd://{c}",
+            state=running,
+        )
+        for c in ("charm", "workload")
+    ]
+    return k8s.V1Pod(
+        metadata=k8s.V1ObjectMeta(
+            name=name, uid=uid, annotations={"unit.juju.is/id": unit} if unit else None
+        ),
+        spec=k8s.V1PodSpec(node_name="node-1", containers=[k8s.V1Container(name="charm")]),
+        status=k8s.V1PodStatus(phase="Running", start_time=STARTED, container_statuses=statuses),
+    )
+
+
+async def test_pods_are_found_by_juju_sidecar_label_and_named_by_unit() -> None:
+    kube = apis()
+    kube.core.list_namespaced_pod.return_value = k8s.V1PodList(
+        items=[v1pod("probe-1", "u1", "probe/1"), v1pod("probe-0", "u0")]
+    )
+    pods = await LiveClusterPort(NS, apis=kube).pods("probe")
+    recorded = kube.core.list_namespaced_pod.call_args
+    assert recorded == call(NS, label_selector="app.kubernetes.io/name=probe")
+    assert replay(k8s.CoreV1Api, "list_namespaced_pod", recorded).args[0] == (
+        "/api/v1/namespaces/{namespace}/pods"
+    )
+    assert [(p.unit, p.name, p.uid) for p in pods] == [
+        ("probe/0", "probe-0", "u0"),
+        ("probe/1", "probe-1", "u1"),
+    ]
+    assert pods[0].node == "node-1"
+    assert {c.name for c in pods[0].containers} == {"charm", "workload"}
+
+
+async def test_pods_fall_back_to_juju_legacy_labels() -> None:
+    kube = apis()
+    kube.core.list_namespaced_pod.side_effect = [
+        k8s.V1PodList(items=[]),
+        k8s.V1PodList(items=[v1pod("probe-0", "u0")]),
+    ]
+    pods = await LiveClusterPort(NS, apis=kube).pods("probe")
+    assert [c.kwargs["label_selector"] for c in kube.core.list_namespaced_pod.call_args_list] == [
+        "app.kubernetes.io/name=probe",
+        "juju-app=probe",
+    ]
+    assert [p.unit for p in pods] == ["probe/0"]
+
+
+async def test_delete_pod_and_patch_template() -> None:
+    kube = apis()
+    cluster = LiveClusterPort(NS, apis=kube)
+    await cluster.delete_pod("probe-0")
+    kube.core.delete_namespaced_pod.assert_called_once_with("probe-0", NS)
+    replay(k8s.CoreV1Api, "delete_namespaced_pod", kube.core.delete_namespaced_pod.call_args)
+
+    await cluster.patch_pod_template("probe", {"lifecycle-harness/disrupted-at": "t1"})
+    kube.apps.patch_namespaced_stateful_set.assert_called_once_with(
+        "probe",
+        NS,
+        {
+            "spec": {
+                "template": {"metadata": {"annotations": {"lifecycle-harness/disrupted-at": "t1"}}}
+            }
+        },
+    )
+    http = replay(
+        k8s.AppsV1Api,
+        "patch_namespaced_stateful_set",
+        kube.apps.patch_namespaced_stateful_set.call_args,
+    )
+    assert http.args[:2] == ("/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}", "PATCH")
+
+
+def exec_stream(stdout: str = "", stderr: str = "", code: int | None = 0) -> tuple[Any, Any]:
+    ws = create_autospec(WSClient, instance=True)
+    ws.read_stdout.return_value = stdout
+    ws.read_stderr.return_value = stderr
+    ws.returncode = code
+    fake_stream = create_autospec(stream)
+    fake_stream.return_value = ws
+    return fake_stream, ws
+
+
+async def test_exec_streams_the_command_and_reads_the_exit_code() -> None:
+    kube = apis()
+    fake_stream, ws = exec_stream("hello\n", "warn\n", 3)
+    cluster = LiveClusterPort(NS, apis=kube, stream=fake_stream)
+    result = await cluster.exec("probe-0", "workload", ["cat", "/etc/hostname"])
+    assert (result.stdout, result.stderr, result.exit_code) == ("hello\n", "warn\n", 3)
+    fake_stream.assert_called_once_with(
+        kube.core.connect_get_namespaced_pod_exec,
+        "probe-0",
+        NS,
+        container="workload",
+        command=["cat", "/etc/hostname"],
+        stderr=True,
+        stdin=False,
+        stdout=True,
+        tty=False,
+        _preload_content=False,
+    )
+    recorded = fake_stream.call_args
+    http = replay(
+        k8s.CoreV1Api,
+        "connect_get_namespaced_pod_exec",
+        call(*recorded.args[1:], **recorded.kwargs),
+    )
+    assert http.args[:2] == ("/api/v1/namespaces/{namespace}/pods/{name}/exec", "GET")
+    ws.run_forever.assert_called_once()
+    ws.close.assert_called_once()
+
+
+async def test_exec_that_does_not_finish_is_an_error() -> None:
+    fake_stream, _ = exec_stream(code=None)
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    with pytest.raises(HarnessError, match="did not finish"):
+        await cluster.exec("probe-0", "workload", ["sleep", "1000"], timeout=1)
+
+
+def run_listing_locally(paths: list[str]) -> str:
+    done = subprocess.run(
+        ["sh", "-c", LIST_FILES_SCRIPT, "list-files", *paths],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    )
+    return done.stdout
+
+
+def test_the_listing_script_digests_files_marks_dirs_and_reports_absent_paths(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "router.conf").write_text("[DEFAULT]\nname=router\n")
+    (tmp_path / "conf" / "sub dir").mkdir()
+    (tmp_path / "conf" / "sub dir" / "a file").write_bytes(b"\x00\x01binary")
+    (tmp_path / "marker").write_text("probe/0")
+    missing = str(tmp_path / "gone")
+    out = run_listing_locally([str(tmp_path / "conf"), str(tmp_path / "marker"), missing])
+    files = {f.path: f.digest for f in parse_listing("probe/0", "workload", out)}
+
+    def sha(path: Path) -> str:
+        return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+    assert files == {
+        str(tmp_path / "conf"): DIRECTORY,
+        str(tmp_path / "conf" / "router.conf"): sha(tmp_path / "conf" / "router.conf"),
+        str(tmp_path / "conf" / "sub dir"): DIRECTORY,
+        str(tmp_path / "conf" / "sub dir" / "a file"): sha(
+            tmp_path / "conf" / "sub dir" / "a file"
+        ),
+        str(tmp_path / "marker"): sha(tmp_path / "marker"),
+        missing: ABSENT,
+    }
+
+
+async def test_list_files_runs_the_script_in_one_exec_and_names_the_unit() -> None:
+    fake_stream, _ = exec_stream("F\tabc123\t/probe/workload-marker\nA\t/probe/other\n", "", 0)
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    files = await cluster.list_files(
+        "mysql-router-k8s-0", "workload", ["/probe/workload-marker", "/probe/other"]
+    )
+    command = fake_stream.call_args.kwargs["command"]
+    assert command[:3] == ["sh", "-c", LIST_FILES_SCRIPT]
+    assert command[4:] == ["/probe/workload-marker", "/probe/other"]
+    assert [(f.unit, f.container, f.path, f.digest) for f in files] == [
+        ("mysql-router-k8s/0", "workload", "/probe/workload-marker", "sha256:abc123"),
+        ("mysql-router-k8s/0", "workload", "/probe/other", ABSENT),
+    ]
+
+
+async def test_list_files_failure_says_what_the_container_lacks() -> None:
+    fake_stream, _ = exec_stream("", "sha256sum not found\n", 3)
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    with pytest.raises(HarnessError, match="sha256sum"):
+        await cluster.list_files("probe-0", "workload", ["/x"])
+
+
+async def test_kill_pid1_sends_sigterm_and_tolerates_the_dropped_connection() -> None:
+    fake_stream, ws = exec_stream()
+    ws.run_forever.side_effect = ConnectionResetError("container exited")
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    await cluster.kill_pid1("probe-0", "workload")
+    assert fake_stream.call_args.kwargs["command"] == list(KILL_PID1)
+    assert fake_stream.call_args.kwargs["container"] == "workload"
+
+
+async def test_kill_pid1_refused_is_an_error() -> None:
+    fake_stream, _ = exec_stream("", "sh: kill: not permitted\n", 1)
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    with pytest.raises(HarnessError, match="could not signal PID 1 in probe-0/workload"):
+        await cluster.kill_pid1("probe-0", "workload")
+
+
+async def test_server_version() -> None:
+    kube = apis()
+    kube.version.get_code.return_value = k8s.VersionInfo(
+        git_version="v1.28.3",
+        build_date="",
+        compiler="",
+        git_commit="",
+        git_tree_state="",
+        go_version="",
+        major="1",
+        minor="28",
+        platform="linux/amd64",
+    )
+    assert await LiveClusterPort(NS, apis=kube).server_version() == "v1.28.3"
+    kube.version.get_code.side_effect = OSError("down")
+    assert await LiveClusterPort(NS, apis=kube).server_version() is None
+
+
+def test_no_cluster_at_all_is_one_environment_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubernetes import config
+
+    def refuse(*_: object, **__: object) -> None:
+        raise config.ConfigException("nothing here")
+
+    monkeypatch.setattr(cluster_port.shutil, "which", lambda _: None)
+    monkeypatch.setattr(config, "new_client_from_config", refuse)
+    monkeypatch.setattr(config, "load_incluster_config", refuse)
+    with pytest.raises(EnvironmentUnavailable, match="no Kubernetes cluster is reachable"):
+        cluster_port.load_kube_apis()
+
+
+async def test_the_client_is_loaded_lazily_once() -> None:
+    loads: list[int] = []
+    kube = apis()
+    kube.core.list_namespaced_pod.return_value = k8s.V1PodList(items=[])
+
+    def load() -> KubeApis:
+        loads.append(1)
+        return kube
+
+    cluster = LiveClusterPort(NS, load=load)
+    assert loads == []
+    await cluster.pods("probe")
+    await cluster.pods("probe")
+    assert loads == [1]
