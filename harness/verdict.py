@@ -26,11 +26,14 @@ from harness.errors import HarnessError
 from harness.findings import Finding, Verdict
 from harness.observations import ABSENT, DIRECTORY, Databag, HookRecord, PodIdentity, Snapshot
 from harness.redact import comparable, redact, shown
-from harness.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_CONFIG_DIR
+from harness.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
 
-# Where the stack's watched paths live; callers add the probe's charm-dir and storage paths.
+# Where the stack's judged paths live (``Stack.layers`` says the same for a whole stack);
+# callers add the probe's charm-dir and storage paths. /etc/mysqlrouter itself is not
+# here: it is a directory the router rewrites, so only the harness's marker inside it
+# can show whether the container root survived.
 DEFAULT_LAYERS: Mapping[tuple[str, str], Layer] = {
-    ("mysql-router", ROUTER_CONFIG_DIR): "container-root",
+    ("mysql-router", ROUTER_MARKER): "container-root",
     ("workload", PROBE_WORKLOAD_MARKER): "container-root",
     ("charm", PROBE_ROOT_INCARNATION): "container-root",
 }
@@ -45,6 +48,7 @@ __all__ = [
     "judge_known_bug",
     "judge_sequence",
     "ran_hooks",
+    "units_for",
 ]
 
 
@@ -131,6 +135,14 @@ def judge(
     if include_known_bugs:
         findings.extend(_known_bug_findings(expectation, runs, relation_results, disrupted))
     return tuple(findings)
+
+
+def units_for(before: Snapshot, app: str, units: Sequence[str] = ()) -> tuple[str, ...]:
+    """The disrupted units: those given, else every unit of ``app`` seen before."""
+    if units:
+        return tuple(units)
+    seen = [p.unit for p in before.pods] + [s.unit for s in before.statuses]
+    return tuple(sorted({u for u in seen if _app(u) == app}, key=_ordinal))
 
 
 def judge_sequence(

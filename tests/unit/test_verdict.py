@@ -23,7 +23,14 @@ from harness.observations import (
 )
 from harness.observe.debug_log import parse_lines
 from harness.redact import looks_secret, redact, redacted
-from harness.verdict import count, judge, judge_known_bug, judge_sequence
+from harness.verdict import (
+    DEFAULT_LAYERS,
+    count,
+    judge,
+    judge_known_bug,
+    judge_sequence,
+    units_for,
+)
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 UNIT = "probe/0"
@@ -627,3 +634,33 @@ def test_a_real_juju_2_9_32_deploy_matches_the_deploy_entry() -> None:
     )
     assert finding.verdict == "match", finding.detail
     assert "ignored background: update-status" in finding.detail
+
+
+def test_units_for_takes_the_targets_or_every_unit_of_the_app_seen_before() -> None:
+    before = snapshot(
+        pods=[pod("a", {}, unit="probe/1"), pod("b", {}, unit="probe/0"), pod("c", {}, unit="x/0")]
+    )
+    assert units_for(before, "probe") == ("probe/0", "probe/1")
+    assert units_for(before, "probe", ["probe/1"]) == ("probe/1",)
+
+
+def test_default_layers_judge_the_stacks_markers() -> None:
+    before = snapshot(
+        pods=[pod("u0", {"charm": 0})],
+        file_states=[
+            FileState(UNIT, "mysql-router", "/etc/mysqlrouter/.harness-marker", DIGEST_A),
+            FileState(UNIT, "mysql-router", "/etc/mysqlrouter", "dir"),
+        ],
+    )
+    after = snapshot(
+        pods=[pod("u1", {"charm": 0})],
+        file_states=[
+            FileState(UNIT, "mysql-router", "/etc/mysqlrouter/.harness-marker", ABSENT),
+            FileState(UNIT, "mysql-router", "/etc/mysqlrouter", "dir"),
+        ],
+    )
+    findings = judge(expect("pod-delete"), before, after, [], units=[UNIT])
+    (marker,) = by_check(findings, "file")
+    assert marker.subject == "probe/0 mysql-router:/etc/mysqlrouter/.harness-marker"
+    assert marker.verdict == "match"
+    assert ("mysql-router", "/etc/mysqlrouter/.harness-marker") in DEFAULT_LAYERS
