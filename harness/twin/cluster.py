@@ -87,6 +87,22 @@ class TwinCluster:
             raise HarnessError(f"pod {pod} has no container {container!r}", f"use one of: {known}")
         return layers.file_states(unit.name, container, run.root, paths)
 
+    async def write_file(self, pod: str, container: str, path: str, content: str) -> None:
+        """Write into the container's current filesystem (its root layer or a volume)."""
+        twin = self._twin
+        twin.require_node()
+        unit = twin.unit_of_pod(pod)
+        run = unit.pod.containers.get(container)
+        if run is None or not path.startswith("/"):
+            known = ", ".join(unit.pod.containers)
+            raise HarnessError(
+                f"cannot write {path!r} in {pod}/{container}",
+                f"give an absolute path and one of the containers: {known}",
+            )
+        target = layers.in_layer(run.root, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+
     async def kill_pid1(self, pod: str, container: str) -> None:
         self._twin.require_node()
         self._twin.kill_pid1(pod, container)

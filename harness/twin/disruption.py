@@ -34,7 +34,7 @@ import contextlib
 import shutil
 import tempfile
 import weakref
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -70,7 +70,8 @@ class TwinResult:
     skipped: tuple[tuple[str, str], ...]  # (hook, why the twin could not run it)
     state: testing.State  # the final state
     simulated: bool = True
-    _workdir: Path | None = field(default=None, repr=False, compare=False)
+    # Each container's root filesystem layer at the end (for paths no mount covers).
+    _roots: Mapping[str, Path] = field(default_factory=dict, repr=False, compare=False)
 
     def path(self, container: str, path: str) -> Path:
         """Where a file of the container's final filesystem lives on this machine."""
@@ -84,12 +85,14 @@ class TwinResult:
                 if best is None or depth > best[0]:
                     rest = target.relative_to(location).parts
                     best = (depth, Path(mount.source).joinpath(*rest))
-        if best is None:
+        if best is not None:
+            return best[1]
+        if not path.startswith("/") or container not in self._roots:
             raise HarnessError(
                 f"{path} is not on any mount of container {container!r}",
                 "give an absolute path inside the container",
             )
-        return best[1]
+        return layers.in_layer(self._roots[container], path)
 
     def read_text(self, container: str, path: str) -> str | None:
         """The file's text after the disruption, or None when it is not there."""
@@ -148,7 +151,7 @@ def run_disruption(
         hooks=tuple(run.hooks),
         skipped=tuple(run.skipped),
         state=current,
-        _workdir=workdir,
+        _roots=dict(run.roots),
     )
     # The final state's mounts point into workdir: it lives as long as the result.
     weakref.finalize(result, shutil.rmtree, str(workdir), True)
@@ -173,7 +176,7 @@ class _Run:
         self.keep_stored_state = use_juju_for_storage
         self.hooks: list[str] = []
         self.skipped: list[tuple[str, str]] = []
-        self._roots: dict[str, Path] = {}
+        self.roots: dict[str, Path] = {}
         self._serial = 0
 
     @contextlib.contextmanager
@@ -188,7 +191,7 @@ class _Run:
     def _fresh_root(self, container: str) -> Path:
         self._serial += 1
         root = layers.fresh_dir(self.workdir / f"{container}-{self._serial}")
-        self._roots[container] = root
+        self.roots[container] = root
         return root
 
     def adopt(self, state: testing.State) -> testing.State:
@@ -337,7 +340,7 @@ class _Run:
             return state
         out = self.ctx.run(event, state)
         for container in out.containers:
-            root = self._roots.get(container.name)
+            root = self.roots.get(container.name)
             if root is not None:
                 layers.harvest(container.get_filesystem(self.ctx), root)
         self.hooks.append(hook)

@@ -71,16 +71,20 @@ def harvest(simulated_root: Path, layer: Path) -> None:
     """Move what a charm created outside the offered mounts into the layer.
 
     ``simulated_root`` is ``Container.get_filesystem(ctx)``: ops.testing's own directory for
-    the container, which holds our mounts as symlinks and wipes itself on the next hook.
+    the container, holding our mounts as symlinks. It is emptied here, so the next hook
+    does not find (and warn about) a leftover filesystem there.
     """
     if not simulated_root.is_dir():
         return
     for entry in simulated_root.iterdir():
         if entry.is_symlink():
+            entry.unlink()
             continue
         destination = layer / entry.name
-        if destination.exists():
-            shutil.rmtree(destination) if destination.is_dir() else destination.unlink()
+        if destination.is_symlink() or destination.is_file():
+            destination.unlink()
+        elif destination.exists():
+            shutil.rmtree(destination)
         shutil.move(str(entry), str(destination))
 
 

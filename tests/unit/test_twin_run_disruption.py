@@ -1,0 +1,214 @@
+"""``harness.twin.run_disruption`` on small charms written here (not the probe).
+
+The first two tests are the README's example: how the mysql-router-k8s bug (Juju bug
+2021891: config files under /etc/mysqlrouter lost after a pod delete and not written
+again) is caught in a charm's own unit tests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import ops
+import pytest
+from ops import testing
+
+from harness.catalogue import load
+from harness.errors import HarnessError, UnknownName
+from harness.twin import run_disruption
+from harness.versions import JujuVersion
+
+CONFIG = "/etc/mysqlrouter/mysqlrouter.conf"
+META: dict[str, Any] = {
+    "name": "router",
+    "containers": {"router": {}, "sidecar": {}},
+    "peers": {"peers": {"interface": "router-peers"}},
+    "requires": {"backend": {"interface": "mysql_client"}},
+}
+
+
+class WritesOnInstall(ops.CharmBase):
+    """The bug: the config is written once, on install, and never again."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.install, self._write)
+
+    def _write(self, event: ops.EventBase) -> None:
+        container = self.unit.get_container("router")
+        if container.can_connect():
+            container.push(CONFIG, "bootstrapped", make_dirs=True)
+
+
+class WritesWhenReady(WritesOnInstall):
+    """The fix: write it whenever the container (re)starts."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.router_pebble_ready, self._write)
+
+
+class Counts(ops.CharmBase):
+    """Counts the hooks it saw in local StoredState."""
+
+    _stored = ops.StoredState()
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        self._stored.set_default(seen=0)
+        for event in (self.on.stop, self.on.upgrade_charm, self.on.config_changed, self.on.start):
+            framework.observe(event, self._count)
+
+    def _count(self, event: ops.EventBase) -> None:
+        self._stored.seen += 1
+
+
+def deployed(tmp_path: Path, *, leader: bool = True) -> testing.State:
+    """A unit as it is after deploy: its config file is in the router container."""
+    etc = tmp_path / "etc"
+    (etc / "mysqlrouter").mkdir(parents=True)
+    (etc / "mysqlrouter" / "mysqlrouter.conf").write_text("bootstrapped")
+    sidecar = tmp_path / "sidecar"
+    sidecar.mkdir()
+    (sidecar / "kept.txt").write_text("sidecar file")
+    return testing.State(
+        leader=leader,
+        containers={
+            testing.Container(
+                "router",
+                can_connect=True,
+                mounts={"etc": testing.Mount(location="/etc", source=etc)},
+            ),
+            testing.Container(
+                "sidecar",
+                can_connect=True,
+                mounts={"data": testing.Mount(location="/data", source=sidecar)},
+            ),
+        },
+        relations={
+            testing.Relation("backend", remote_app_name="mysql", local_unit_data={"k": "v"}),
+            testing.PeerRelation("peers", peers_data={1: {"p": "1"}}),
+        },
+    )
+
+
+def test_a_charm_that_writes_its_config_only_on_install_loses_it_on_pod_delete(
+    tmp_path: Path,
+) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    result = run_disruption(ctx, deployed(tmp_path), "pod-delete")
+    assert result.hooks[:4] == ("stop", "upgrade-charm", "config-changed", "start")
+    assert result.read_text("router", CONFIG) is None  # the bug: nothing writes it again
+    # The test's own files are copied, never changed.
+    assert (tmp_path / "etc" / "mysqlrouter" / "mysqlrouter.conf").read_text() == "bootstrapped"
+
+
+def test_a_charm_that_writes_it_when_the_container_is_ready_keeps_it(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesWhenReady, meta=META)
+    result = run_disruption(ctx, deployed(tmp_path), "pod-delete")
+    assert "router-pebble-ready" in result.hooks
+    assert result.read_text("router", CONFIG) == "bootstrapped"
+    assert result.simulated is True
+
+
+def test_hooks_are_the_catalogues_for_the_juju_version(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesWhenReady, meta=META)
+    result = run_disruption(ctx, deployed(tmp_path), "pod-delete", juju_version="3.4")
+    expected = (
+        load()
+        .expect("pod-delete", JujuVersion.parse("3.4"))
+        .expected_sequence(["router", "sidecar"], ["backend", "peers"], [], leader=True)
+    )
+    assert result.hooks == expected
+    assert result.juju_version == "3.4.0"
+
+
+def test_node_restart_runs_start_only_and_every_container_root_is_fresh(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    result = run_disruption(ctx, deployed(tmp_path), "node-restart")
+    assert result.hooks == ("start", "router-pebble-ready", "sidecar-pebble-ready")
+    assert result.read_text("router", CONFIG) is None
+    assert result.read_text("sidecar", "/data/kept.txt") is None
+
+
+def test_container_restart_touches_only_that_container(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    result = run_disruption(ctx, deployed(tmp_path), "container-restart", container="router")
+    assert result.hooks == ("router-pebble-ready",)
+    assert result.read_text("router", CONFIG) is None
+    assert result.read_text("sidecar", "/data/kept.txt") == "sidecar file"
+
+
+def test_storage_mounts_survive_a_new_pod(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    result = run_disruption(ctx, deployed(tmp_path), "pod-delete", storage_mounts={"data"})
+    assert result.read_text("sidecar", "/data/kept.txt") == "sidecar file"
+    assert result.read_text("router", CONFIG) is None
+
+
+def test_local_stored_state_is_lost_with_the_pod_and_kept_by_a_node_restart(
+    tmp_path: Path,
+) -> None:
+    ctx = testing.Context(Counts, meta=META)
+    before = testing.State(
+        leader=True,
+        stored_states={testing.StoredState(owner_path="Counts", content={"seen": 100})},
+    )
+
+    def seen(disruption: str, **kwargs: Any) -> int:
+        state = run_disruption(ctx, before, disruption, **kwargs).state
+        return int(state.get_stored_state("_stored", owner_path="Counts").content["seen"])
+
+    assert seen("pod-delete") == 3  # upgrade-charm, config-changed, start on the new pod
+    assert seen("node-restart") == 101
+    assert seen("pod-delete", use_juju_for_storage=True) == 104
+
+
+def test_relation_data_and_leadership_survive_pod_churn(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    state = deployed(tmp_path)
+    result = run_disruption(ctx, state, "pod-spec-change")
+    backend = next(r for r in result.state.relations if r.endpoint == "backend")
+    assert backend.local_unit_data["k"] == "v"
+    assert result.state.leader is True
+
+
+def test_leader_settings_changed_is_reported_as_skipped_never_dropped(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    result = run_disruption(ctx, deployed(tmp_path, leader=False), "pod-delete")
+    assert "leader-settings-changed" not in result.hooks
+    hooks = dict(result.skipped)
+    assert "ops.testing" in hooks["leader-settings-changed"]
+
+
+def test_scale_down_up_removes_the_unit_and_runs_a_new_ones_deploy(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    result = run_disruption(ctx, deployed(tmp_path), "scale-down-up")
+    assert (
+        result.hooks.index("stop") < result.hooks.index("remove") < result.hooks.index("install")
+    )
+    # The old unit tears its relations down, the new one joins them again.
+    assert "backend-relation-broken" in result.hooks
+    assert result.hooks[-3:] == ("peers-relation-created", "peers-relation-joined",
+                                 "peers-relation-changed")  # fmt: skip
+    backend = next(r for r in result.state.relations if r.endpoint == "backend")
+    assert "k" not in backend.local_unit_data  # a new unit, a new unit databag
+    assert result.read_text("router", CONFIG) == "bootstrapped"  # install wrote it again
+
+
+@pytest.mark.parametrize("name", ["resource-refresh", "charm-pod-spec-change"])
+def test_live_only_disruptions_are_refused_in_one_line(name: str) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    with pytest.raises(HarnessError) as caught:
+        run_disruption(ctx, testing.State(), name)
+    assert "\n" not in str(caught.value)
+    assert name in str(caught.value)
+
+
+def test_unknown_disruptions_and_containers_name_the_choices(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    with pytest.raises(UnknownName, match="pod-delete"):
+        run_disruption(ctx, testing.State(), "pod-explode")
+    with pytest.raises(UnknownName, match="router"):
+        run_disruption(ctx, deployed(tmp_path), "container-restart", container="nginx")
