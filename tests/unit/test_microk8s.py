@@ -1,0 +1,113 @@
+"""The MicroK8s NodePort: exact commands, sudo without a prompt, readiness on a fake clock."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+from live_fakes import FakeClock
+
+from harness.errors import EnvironmentUnavailable, HarnessError, WaitTimeout
+from harness.live.microk8s import MicroK8sNode
+from harness.live.process import Completed, ProcessTimeout
+
+
+class Runner:
+    def __init__(
+        self, answers: Mapping[tuple[str, ...], list[Completed | Exception]] | None = None
+    ) -> None:
+        self.argv: list[tuple[str, ...]] = []
+        self.answers = {k: list(v) for k, v in (answers or {}).items()}
+
+    async def __call__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> Completed:
+        key = tuple(argv)
+        self.argv.append(key)
+        queue = self.answers.get(key)
+        if queue:
+            answer = queue.pop(0) if len(queue) > 1 else queue[0]
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+        return Completed(key, 0, "", "")
+
+
+def ok(argv: tuple[str, ...], out: str = "") -> Completed:
+    return Completed(argv, 0, out, "")
+
+
+def node(runner: Runner, clock: FakeClock | None = None, microk8s: bool = True) -> MicroK8sNode:
+    return MicroK8sNode(
+        clock=clock or FakeClock(),
+        run=runner,
+        which=lambda name: f"/snap/bin/{name}" if microk8s else None,
+    )
+
+
+async def test_stop_and_start_run_microk8s_through_sudo_without_a_prompt() -> None:
+    runner = Runner()
+    microk8s = node(runner)
+    await microk8s.stop()
+    await microk8s.start()
+    assert runner.argv == [
+        ("sudo", "-n", "true"),
+        ("sudo", "-n", "microk8s", "stop"),
+        ("sudo", "-n", "microk8s", "start"),
+    ]
+
+
+async def test_missing_microk8s_is_one_line_with_the_fix() -> None:
+    with pytest.raises(EnvironmentUnavailable) as raised:
+        await node(Runner(), microk8s=False).stop()
+    assert "`microk8s` is not on PATH" in str(raised.value)
+    assert "snap install microk8s" in str(raised.value)
+
+
+async def test_sudo_that_wants_a_password_is_one_line_with_the_fix() -> None:
+    sudo = ("sudo", "-n", "true")
+    runner = Runner({sudo: [Completed(sudo, 1, "", "sudo: a password is required")]})
+    with pytest.raises(EnvironmentUnavailable) as raised:
+        await node(runner).stop()
+    assert "needs sudo without a password prompt" in str(raised.value)
+    assert "\n" not in str(raised.value)
+    assert ("sudo", "-n", "microk8s", "stop") not in runner.argv
+
+
+async def test_a_failing_stop_says_so() -> None:
+    stop = ("sudo", "-n", "microk8s", "stop")
+    runner = Runner({stop: [Completed(stop, 1, "", "error: snapd unreachable\n")]})
+    with pytest.raises(HarnessError, match="snapd unreachable"):
+        await node(runner).stop()
+
+
+async def test_wait_ready_repeats_status_until_ready_on_the_fake_clock() -> None:
+    status = ("sudo", "-n", "microk8s", "status", "--wait-ready", "--timeout", "60")
+    not_yet = Completed(status, 1, "microk8s is not running. Use microk8s inspect", "")
+    runner = Runner(
+        {status: [not_yet, ProcessTimeout(status, 90), ok(status, "microk8s is running")]}
+    )
+    clock = FakeClock()
+    await node(runner, clock).wait_ready(600)
+    assert runner.argv.count(status) == 3
+    assert clock.elapsed > 0
+
+
+async def test_wait_ready_timeout_names_the_last_status() -> None:
+    status = ("sudo", "-n", "microk8s", "status", "--wait-ready", "--timeout", "60")
+    runner = Runner({status: [Completed(status, 1, "microk8s is not running", "")]})
+    with pytest.raises(WaitTimeout) as raised:
+        await node(runner).wait_ready(120)
+    assert raised.value.condition == "MicroK8s to report ready"
+    assert "microk8s is not running" in raised.value.last_seen
+
+
+async def test_version() -> None:
+    version = ("microk8s", "version")
+    runner = Runner({version: [ok(version, "MicroK8s v1.28.3 revision 6089\n")]})
+    assert await node(runner).version() == "MicroK8s v1.28.3 revision 6089"
+    assert await node(Runner(), microk8s=False).version() is None
