@@ -1,0 +1,72 @@
+"""charm-refresh: ``juju refresh APP --path <the same .charm>``: upgrade-charm, same pods.
+
+We refresh to the same local charm rather than ``--channel`` (Charmhub will not refresh to
+the revision already running, so that is a no-op error); a local refresh always makes a new
+revision. The charm's path comes from the constructor (``--probe-charm`` in the CLI).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from harness.disrupt.base import Disruption, Target
+from harness.disrupt.steps import WAIT_TIMEOUT, timed, waited_step
+from harness.errors import HarnessError
+from harness.observations import Step
+from harness.ports import Lab
+from harness.versions import CharmVersion
+from harness.waiting import wait_for
+
+NEEDS_PATH = "pass the probe's .charm file (--probe-charm PATH)"
+
+
+class CharmRefresh(Disruption):
+    name: ClassVar[str] = "charm-refresh"
+    summary: ClassVar[str] = "juju refresh with the same charm: upgrade-charm on the same pods"
+
+    def __init__(self, *, charm_path: str | None = None, timeout: float = WAIT_TIMEOUT) -> None:
+        self.charm_path = charm_path
+        self.timeout = timeout
+
+    async def apply(self, lab: Lab, target: Target) -> tuple[Step, ...]:
+        path = self.charm_path
+        if not path:
+            raise HarnessError(f"charm-refresh of {target.app} needs a local charm", NEEDS_PATH)
+        before = await self._charm(lab, target.app)
+        refresh, _ = await timed(
+            lab,
+            f"juju refresh {target.app} --path",
+            lambda: lab.juju.refresh(target.app, path=path),
+            path,
+        )
+
+        async def look() -> CharmVersion | None:
+            return await self._charm(lab, target.app)
+
+        wait, _ = await waited_step(
+            lab,
+            f"wait for {target.app} to run a new charm revision",
+            lambda: wait_for(
+                f"{target.app} charm revision to change from {before.revision if before else '?'}",
+                look,
+                lambda now: (
+                    now is not None and (before is None or now.revision != before.revision)
+                ),
+                timeout=self.timeout,
+                clock=lab.clock,
+                describe=lambda now: f"revision {now.revision}" if now else "not in status",
+            ),
+        )
+        return (refresh, wait)
+
+    @staticmethod
+    async def _charm(lab: Lab, app: str) -> CharmVersion | None:
+        versions = await lab.juju.versions()
+        return next((c for c in versions.charms if c.app == app), None)
+
+    def plan(self, lab_model: str, namespace: str, target: Target) -> tuple[str, ...]:
+        path = self.charm_path or "<the .charm file: --probe-charm PATH>"
+        return (
+            f"juju refresh -m {lab_model} {target.app} --path {path}",
+            f"juju status -m {lab_model} {target.app} --format json  # until charm-rev changes",
+        )

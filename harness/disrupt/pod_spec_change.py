@@ -1,0 +1,65 @@
+"""pod-spec-change: an external patch of the application's StatefulSet pod template.
+
+A fresh annotation value on ``spec.template.metadata`` makes Kubernetes roll every pod,
+highest ordinal first: the scenario behind Juju bug 1830745 (relation data lost when a
+pod-spec change replaced the pods).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from harness.disrupt.base import Disruption, Target
+from harness.disrupt.steps import WAIT_TIMEOUT, pods_by_unit, timed, wait_all_replaced, waited_step
+from harness.errors import HarnessError
+from harness.observations import Step
+from harness.ports import Lab
+
+ANNOTATION = "lifecycle-harness/disrupted-at"
+
+
+def token(lab: Lab, prefix: str) -> str:
+    return f"{prefix}-{lab.clock.now().strftime('%Y%m%dT%H%M%S%f')}"
+
+
+class PodSpecChange(Disruption):
+    name: ClassVar[str] = "pod-spec-change"
+    summary: ClassVar[str] = (
+        "StatefulSet pod template patched from outside: every pod replaced, highest ordinal first"
+    )
+
+    def __init__(self, *, timeout: float = WAIT_TIMEOUT) -> None:
+        self.timeout = timeout
+
+    async def apply(self, lab: Lab, target: Target) -> tuple[Step, ...]:
+        before = await pods_by_unit(lab, target.app)
+        if not before:
+            raise HarnessError(
+                f"{target.app} has no pods in namespace {lab.cluster.namespace}",
+                "deploy it and wait until it is settled",
+            )
+        value = token(lab, self.name)
+        patch, _ = await timed(
+            lab,
+            f"patch statefulset {target.app} pod template",
+            lambda: lab.cluster.patch_pod_template(target.app, {ANNOTATION: value}),
+            f"{ANNOTATION}={value}",
+        )
+        wait, _ = await waited_step(
+            lab,
+            f"wait for every {target.app} pod to be replaced",
+            lambda: wait_all_replaced(lab, target.app, before, self.timeout),
+        )
+        return (patch, wait)
+
+    def plan(self, lab_model: str, namespace: str, target: Target) -> tuple[str, ...]:
+        body = (
+            '{"spec":{"template":{"metadata":{"annotations":{"'
+            + ANNOTATION
+            + '":"pod-spec-change-<time>"}}}}}'
+        )
+        return (
+            f"kubectl -n {namespace} patch statefulset {target.app} --type merge -p '{body}'",
+            f"kubectl -n {namespace} rollout status statefulset/{target.app} "
+            f"--timeout={self.timeout:.0f}s",
+        )

@@ -1,0 +1,102 @@
+"""What disruptions share: timed steps, target units, and waits on pods."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from typing import TypeVar
+
+from harness.errors import HarnessError, UnknownName
+from harness.observations import PodIdentity, Step
+from harness.ports import Lab
+from harness.settle import pod_ready
+from harness.waiting import Waited, wait_for
+
+T = TypeVar("T")
+
+WAIT_TIMEOUT = 900.0
+
+
+def pod_name(unit: str) -> str:
+    """``probe/0`` -> ``probe-0``: a sidecar unit's pod is its StatefulSet ordinal."""
+    app, _, number = unit.rpartition("/")
+    return f"{app}-{number}"
+
+
+async def timed(
+    lab: Lab, name: str, action: Callable[[], Awaitable[T]], detail: str = ""
+) -> tuple[Step, T]:
+    """Run ``action`` and record it as a Step with start and end times from the Lab's clock."""
+    start = lab.clock.now().isoformat()
+    value = await action()
+    return Step(name, start, lab.clock.now().isoformat(), detail), value
+
+
+async def waited_step(
+    lab: Lab, name: str, wait: Callable[[], Awaitable[Waited[T]]]
+) -> tuple[Step, T]:
+    start = lab.clock.now().isoformat()
+    result = await wait()
+    step = Step(name, start, lab.clock.now().isoformat(), f"waited {result.waited:.0f}s")
+    return step, result.value
+
+
+async def target_units(lab: Lab, app: str, units: Collection[str]) -> tuple[str, ...]:
+    """The target's units (all of the app's when none are named); unknown ones are refused."""
+    known = await lab.juju.units(app)
+    if not units:
+        if not known:
+            raise UnknownName(
+                f"application {app} has no units in model {lab.juju.model_name}",
+                "deploy it first, or choose another target",
+            )
+        return known
+    for unit in units:
+        if unit not in known:
+            raise UnknownName(
+                f"unit {unit} does not exist in model {lab.juju.model_name}",
+                f"units: {', '.join(known) or 'none'}",
+            )
+    return tuple(units)
+
+
+async def pods_by_unit(lab: Lab, app: str) -> dict[str, PodIdentity]:
+    return {p.unit: p for p in await lab.cluster.pods(app)}
+
+
+def require_pod(pods: Mapping[str, PodIdentity], unit: str, lab: Lab) -> PodIdentity:
+    pod = pods.get(unit)
+    if pod is None:
+        raise HarnessError(
+            f"{unit} has no pod in namespace {lab.cluster.namespace}",
+            "wait until the unit's pod exists (juju status) and retry",
+        )
+    return pod
+
+
+def describe_pods(pods: Collection[PodIdentity]) -> str:
+    if not pods:
+        return "no pods"
+    return ", ".join(
+        f"{p.name} uid={p.uid[:8]} {p.phase}{' ready' if pod_ready(p) else ' not ready'}"
+        for p in pods
+    )
+
+
+async def wait_all_replaced(
+    lab: Lab, app: str, old: Mapping[str, PodIdentity], timeout: float
+) -> Waited[tuple[PodIdentity, ...]]:
+    """Every pod of ``app`` has a new uid and is Ready, as many as before."""
+    old_uids = {p.uid for p in old.values()}
+    count = len(old)
+
+    def done(pods: tuple[PodIdentity, ...]) -> bool:
+        return len(pods) == count and all(p.uid not in old_uids and pod_ready(p) for p in pods)
+
+    return await wait_for(
+        f"all {count} pods of {app} replaced and Ready",
+        lambda: lab.cluster.pods(app),
+        done,
+        timeout=timeout,
+        clock=lab.clock,
+        describe=describe_pods,
+    )

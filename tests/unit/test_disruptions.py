@@ -1,0 +1,356 @@
+"""Each disruption against in-memory ports: its commands, its waits, its timed steps.
+
+node-restart's promise is tested the hard way: an exception raised between stop and start,
+and a real SIGTERM delivered to this process while the node is down, both end with start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from dataclasses import replace
+
+import pytest
+from live_fakes import FakeClock, FakeCluster, FakeJuju, FakeNode, make_lab, pod, status
+
+from harness.disrupt import all_disruptions, get
+from harness.disrupt.base import NAMES, Target
+from harness.disrupt.charm_pod_spec_change import OPTION
+from harness.disrupt.pod_spec_change import ANNOTATION
+from harness.errors import HarnessError, UnknownName, WaitTimeout
+from harness.live.signals import Interrupted
+from harness.observations import Step
+
+
+def probe_lab(
+    clock: FakeClock | None = None, node: FakeNode | None = None
+) -> tuple[FakeJuju, FakeCluster, FakeClock]:
+    clock = clock or FakeClock()
+    juju = FakeJuju(statuses_of=[status("probe/0", leader=True), status("probe/1")])
+    cluster = FakeCluster(pods_of={"probe": [pod("probe/0", "uid-0"), pod("probe/1", "uid-1")]})
+    return juju, cluster, clock
+
+
+def assert_timed(steps: tuple[Step, ...]) -> None:
+    for step in steps:
+        assert step.start.endswith("+00:00")
+        assert step.start <= step.end
+
+
+# --- the registry --------------------------------------------------------------------------
+
+
+def test_every_name_has_one_class_with_that_name_and_a_summary() -> None:
+    disruptions = all_disruptions()
+    assert tuple(d.name for d in disruptions) == NAMES
+    for disruption in disruptions:
+        assert get(disruption.name).name == disruption.name
+        assert disruption.summary
+    assert [d.name for d in disruptions if d.takes_node_down] == ["node-restart"]
+    assert [d.name for d in disruptions if not d.for_any_charm] == ["charm-pod-spec-change"]
+
+
+def test_an_unknown_name_lists_the_known_ones() -> None:
+    with pytest.raises(UnknownName) as raised:
+        get("pod-explode")
+    assert "'pod-explode'" in str(raised.value)
+    assert "pod-delete" in str(raised.value)
+
+
+def test_every_plan_is_concrete_commands_for_this_model_and_namespace() -> None:
+    target = Target("probe", ("probe/0",), container="workload", resource="workload-image=nginx:2")
+    for disruption in all_disruptions(charm_path="/charms/probe.charm"):
+        plan = disruption.plan("m1", "m1", target)
+        assert plan, disruption.name
+        for command in plan:
+            assert command.split()[0] in {"juju", "kubectl", "sudo"}, command
+    assert get("pod-delete").plan("m1", "ns1", target)[0] == "kubectl -n ns1 delete pod probe-0"
+    assert get("node-restart").plan("m1", "m1", target)[:2] == (
+        "sudo microk8s stop",
+        "sudo microk8s start",
+    )
+    assert get("charm-refresh", charm_path="/c/p.charm").plan("m1", "m1", target)[0] == (
+        "juju refresh -m m1 probe --path /c/p.charm"
+    )
+    assert get("resource-refresh").plan("m1", "m1", target)[0] == (
+        "juju refresh -m m1 probe --resource workload-image=nginx:2"
+    )
+
+
+# --- pod-delete ------------------------------------------------------------------------------
+
+
+async def test_pod_delete_deletes_the_target_pods_and_waits_for_new_ready_ones() -> None:
+    juju, cluster, clock = probe_lab()
+    steps = await get("pod-delete").apply(
+        make_lab(juju, cluster, clock=clock), Target("probe", ("probe/0",))
+    )
+    assert cluster.deleted == ["probe-0"]
+    after = {p.unit: p.uid for p in cluster.pods_of["probe"]}
+    assert after["probe/0"] != "uid-0"
+    assert after["probe/1"] == "uid-1"
+    assert [s.name for s in steps] == [
+        "delete pod probe-0",
+        "wait for a new Ready pod for probe/0",
+    ]
+    assert_timed(steps)
+
+
+async def test_pod_delete_waits_until_the_new_pod_is_ready() -> None:
+    juju, cluster, clock = probe_lab()
+
+    def not_ready_until_60(c: FakeCluster) -> None:
+        c.pods_of["probe"] = [
+            replace(
+                p, containers=tuple(replace(x, ready=clock.elapsed >= 60) for x in p.containers)
+            )
+            if p.uid not in ("uid-0", "uid-1")
+            else p
+            for p in c.pods_of["probe"]
+        ]
+
+    cluster.on_look = not_ready_until_60
+    await get("pod-delete").apply(
+        make_lab(juju, cluster, clock=clock), Target("probe", ("probe/0",))
+    )
+    assert clock.elapsed >= 60
+
+
+async def test_pod_delete_of_an_unknown_unit_names_the_units_there_are() -> None:
+    juju, cluster, clock = probe_lab()
+    with pytest.raises(UnknownName) as raised:
+        await get("pod-delete").apply(
+            make_lab(juju, cluster, clock=clock), Target("probe", ("probe/7",))
+        )
+    assert str(raised.value) == (
+        "unit probe/7 does not exist in model test-model (units: probe/0, probe/1)"
+    )
+    assert cluster.deleted == []
+
+
+async def test_pod_delete_that_never_comes_back_times_out_with_the_pods_seen() -> None:
+    juju, cluster, clock = probe_lab()
+
+    async def no_op(name: str) -> None:
+        cluster.deleted.append(name)
+
+    cluster.delete_pod = no_op  # type: ignore[method-assign]
+    with pytest.raises(WaitTimeout) as raised:
+        await get("pod-delete").apply(
+            make_lab(juju, cluster, clock=clock), Target("probe", ("probe/0",))
+        )
+    assert "probe-0 uid=uid-0" in raised.value.last_seen
+
+
+# --- node-restart ----------------------------------------------------------------------------
+
+
+async def test_node_restart_stops_starts_waits_and_reconnects_in_that_order() -> None:
+    juju, cluster, clock = probe_lab()
+    node = FakeNode()
+    steps = await get("node-restart").apply(make_lab(juju, cluster, node, clock), Target("probe"))
+    assert node.calls == ["stop", "start", "wait_ready"]
+    assert juju.reconnected == 1
+    assert [s.name for s in steps] == [
+        "microk8s stop",
+        "microk8s start",
+        "wait for MicroK8s ready",
+        "wait for the Juju controller and reconnect",
+    ]
+    assert_timed(steps)
+
+
+async def test_an_exception_between_stop_and_start_still_ends_with_start() -> None:
+    from harness.disrupt.node_restart import NodeRestart
+
+    juju, cluster, clock = probe_lab()
+    node = FakeNode()
+
+    async def fails_while_down() -> None:
+        assert node.calls == ["stop"]
+        raise RuntimeError("lost the SSH session")
+
+    with pytest.raises(RuntimeError, match="lost the SSH session"):
+        await NodeRestart(while_down=fails_while_down).apply(
+            make_lab(juju, cluster, node, clock), Target("probe")
+        )
+    assert node.calls == ["stop", "start"]
+
+
+async def test_sigterm_while_the_node_is_down_starts_it_and_restores_the_handler() -> None:
+    from harness.disrupt.node_restart import NodeRestart
+
+    juju, cluster, clock = probe_lab()
+    node = FakeNode()
+    before = signal.getsignal(signal.SIGTERM)
+
+    async def terminated_while_down() -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        await asyncio.Event().wait()  # only the signal ends this
+
+    with pytest.raises(Interrupted) as raised:
+        await asyncio.wait_for(
+            NodeRestart(while_down=terminated_while_down).apply(
+                make_lab(juju, cluster, node, clock), Target("probe")
+            ),
+            timeout=10,
+        )
+    assert node.calls == ["stop", "start"]
+    assert "SIGTERM" in str(raised.value)
+    assert "started again" in str(raised.value)
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+async def test_sigint_during_stop_waits_for_stop_then_starts() -> None:
+    from harness.disrupt.node_restart import NodeRestart
+
+    juju, cluster, clock = probe_lab()
+    node = FakeNode(on_stop=lambda: os.kill(os.getpid(), signal.SIGINT))
+    down: list[bool] = []
+
+    async def while_down() -> None:
+        down.append(True)
+
+    with pytest.raises(Interrupted, match="SIGINT"):
+        await NodeRestart(while_down=while_down).apply(
+            make_lab(juju, cluster, node, clock), Target("probe")
+        )
+    assert node.calls == ["stop", "start"]
+    assert down == []  # the down time was skipped: start came first
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+# --- template changes ------------------------------------------------------------------------
+
+
+async def test_pod_spec_change_patches_an_annotation_and_waits_for_every_pod() -> None:
+    juju, cluster, clock = probe_lab()
+    steps = await get("pod-spec-change").apply(
+        make_lab(juju, cluster, clock=clock), Target("probe")
+    )
+    ((app, annotations),) = cluster.patched
+    assert app == "probe"
+    assert annotations[ANNOTATION].startswith("pod-spec-change-2026")
+    assert not {p.uid for p in cluster.pods_of["probe"]} & {"uid-0", "uid-1"}
+    assert [s.name for s in steps] == [
+        "patch statefulset probe pod template",
+        "wait for every probe pod to be replaced",
+    ]
+
+
+async def test_charm_pod_spec_change_sets_the_probe_option() -> None:
+    juju, cluster, clock = probe_lab()
+
+    original = juju.set_config
+
+    async def config_rolls_pods(app: str, values: dict[str, str]) -> None:
+        await original(app, values)
+        await cluster.patch_pod_template(app, {"probe": values[OPTION]})
+
+    juju.set_config = config_rolls_pods  # type: ignore[method-assign]
+    await get("charm-pod-spec-change").apply(make_lab(juju, cluster, clock=clock), Target("probe"))
+    ((_, app, values),) = [c for c in juju.calls if c[0] == "config"]
+    assert app == "probe"
+    assert list(values) == [OPTION]
+    assert values[OPTION].startswith("charm-pod-spec-change-")
+
+
+async def test_resource_refresh_passes_the_new_image_and_waits_for_new_pods() -> None:
+    juju, cluster, clock = probe_lab()
+    original = juju.refresh
+
+    async def refresh_rolls(app: str, **kwargs: object) -> None:
+        await original(app, **kwargs)  # type: ignore[arg-type]
+        await cluster.patch_pod_template(app, {})
+
+    juju.refresh = refresh_rolls  # type: ignore[method-assign]
+    await get("resource-refresh", charm_path="/c/probe.charm").apply(
+        make_lab(juju, cluster, clock=clock),
+        Target("probe", resource="workload-image=ubuntu/nginx:1.18-22.04_beta"),
+    )
+    assert (
+        "refresh",
+        "probe",
+        "/c/probe.charm",
+        None,
+        {"workload-image": "ubuntu/nginx:1.18-22.04_beta"},
+    ) in juju.calls
+
+
+async def test_resource_refresh_without_a_resource_says_how_to_give_one() -> None:
+    juju, cluster, clock = probe_lab()
+    with pytest.raises(HarnessError, match="name=image"):
+        await get("resource-refresh").apply(make_lab(juju, cluster, clock=clock), Target("probe"))
+
+
+# --- container-restart, charm-refresh, scale-down-up ----------------------------------------
+
+
+async def test_container_restart_kills_pid1_and_waits_for_the_restart_count() -> None:
+    juju, cluster, clock = probe_lab()
+    steps = await get("container-restart").apply(
+        make_lab(juju, cluster, clock=clock), Target("probe", ("probe/0",), container="workload")
+    )
+    assert cluster.killed == [("probe-0", "workload")]
+    restarted = cluster.pods_of["probe"][0]
+    assert restarted.uid == "uid-0"
+    assert restarted.container("workload").restart_count == 1  # type: ignore[union-attr]
+    assert [s.name for s in steps] == [
+        "kill PID 1 in probe-0/workload",
+        "wait for probe-0/workload to restart",
+    ]
+
+
+async def test_container_restart_needs_a_container_that_exists() -> None:
+    juju, cluster, clock = probe_lab()
+    lab = make_lab(juju, cluster, clock=clock)
+    with pytest.raises(HarnessError, match="needs a container name"):
+        await get("container-restart").apply(lab, Target("probe", ("probe/0",)))
+    with pytest.raises(HarnessError, match="containers: charm, workload"):
+        await get("container-restart").apply(lab, Target("probe", ("probe/0",), container="nginx"))
+    assert cluster.killed == []
+
+
+async def test_charm_refresh_refreshes_the_same_charm_and_waits_for_a_new_revision() -> None:
+    juju, cluster, clock = probe_lab()
+    await get("charm-refresh", charm_path="/c/probe.charm").apply(
+        make_lab(juju, cluster, clock=clock), Target("probe")
+    )
+    assert ("refresh", "probe", "/c/probe.charm", None, {}) in juju.calls
+    assert juju.charm_revision == 2
+
+
+async def test_charm_refresh_without_a_charm_says_where_to_give_it() -> None:
+    juju, cluster, clock = probe_lab()
+    with pytest.raises(HarnessError, match="--probe-charm"):
+        await get("charm-refresh").apply(make_lab(juju, cluster, clock=clock), Target("probe"))
+
+
+async def test_scale_down_up_goes_to_zero_and_back_to_the_previous_count() -> None:
+    juju, cluster, clock = probe_lab()
+    original = juju.scale
+
+    async def scale(app: str, units: int) -> None:
+        await original(app, units)
+
+        def apply_scale() -> None:
+            juju.statuses_of = [status(f"{app}/{n}") for n in range(units)]
+            cluster.pods_of[app] = [pod(f"{app}/{n}", cluster.new_uid()) for n in range(units)]
+
+        clock.at(clock.elapsed + 30, apply_scale)
+
+    juju.scale = scale  # type: ignore[method-assign]
+    steps = await get("scale-down-up").apply(make_lab(juju, cluster, clock=clock), Target("probe"))
+    assert [c for c in juju.calls if c[0] == "scale"] == [
+        ("scale", "probe", 0),
+        ("scale", "probe", 2),
+    ]
+    assert [s.name for s in steps] == [
+        "scale probe to 0",
+        "wait for every probe unit and pod to go",
+        "scale probe to 2",
+        "wait for 2 probe units with Ready pods",
+    ]
+    assert len(cluster.pods_of["probe"]) == 2
+    assert clock.elapsed >= 60
