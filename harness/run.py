@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
-from harness.evidence.times import parse_instant
+from harness.evidence.times import parse_instant, seconds_of_day
 from harness.findings import Finding
 from harness.observations import HookRecord, JournalEntry, Snapshot, Step
 from harness.ports import Lab
@@ -95,10 +95,21 @@ def repro_command(scenario: Scenario, backend: str, juju: str | None) -> str:
     return f"repro run {scenario.name} --backend {backend}{version}"
 
 
-def disruption_commands(scenario: Scenario, model: str, namespace: str) -> tuple[str, ...]:
+def local_charm(scenario: Scenario, stack: Stack) -> str | None:
+    """The local charm of the first target's application, for refresh disruptions."""
+    for spec in stack.apps:
+        if spec.app == scenario.targets[0].app:
+            local = "/" in spec.charm or spec.charm.endswith(".charm")
+            return spec.charm if local else None
+    return None
+
+
+def disruption_commands(
+    scenario: Scenario, model: str, namespace: str, charm_path: str | None = None
+) -> tuple[str, ...]:
     from harness.disrupt import get
 
-    disruption = get(scenario.disruption)
+    disruption = get(scenario.disruption, charm_path=charm_path)
     return tuple(
         line for target in scenario.targets for line in disruption.plan(model, namespace, target)
     )
@@ -121,7 +132,7 @@ def plan(
         "# write the probe markers and databag values (actions write-marker, set-databag)",
         "# snapshot before: pods, watched files, relation data, statuses, probe journal",
         f"# disrupt: {scenario.disruption}",
-        *disruption_commands(scenario, model, namespace),
+        *disruption_commands(scenario, model, namespace, local_charm(scenario, stack)),
         f"# wait until settled: {', '.join(affected)} pods Ready, agents idle, hooks quiet",
         "# snapshot after: pods, watched files, relation data, statuses, probe journal",
         "juju debug-log --replay --no-tail --date --utc --level INFO",
@@ -197,12 +208,29 @@ def _pick_juju(versions: Versions, given: str | None) -> str:
 
 
 def in_window(record_time: str, start: datetime, end: datetime) -> bool:
-    """Whether a record is inside [start, end]; undated times cannot be placed, so they are."""
+    """Whether a record's time falls inside [start, end] (both aware, UTC).
+
+    Log times are truncated (to the second without ``--ms``), so the window opens at the
+    start's whole second. Undated times (``HH:MM:SS``, as the twin writes and as
+    ``--utc`` without ``--date`` gives) are compared by time of day; a window of a day or
+    more cannot place them, so they are kept.
+    """
+    opens = start.replace(microsecond=0)
     moment = parse_instant(record_time)
-    if moment is None:
+    if moment is not None:
+        return opens <= moment <= end
+    of_day = seconds_of_day(record_time)
+    if of_day is None or end - opens >= timedelta(days=1):
         return True
-    # Log times may be truncated to the second: widen the window by one each side.
-    return start - timedelta(seconds=1) <= moment <= end + timedelta(seconds=1)
+    first, last = _of_day(opens), _of_day(end)
+    if first <= last:
+        return first <= of_day <= last
+    return of_day >= first or of_day <= last  # the window spans midnight
+
+
+def _of_day(moment: datetime) -> float:
+    utc = moment.astimezone(timezone.utc)
+    return utc.hour * 3600 + utc.minute * 60 + utc.second + utc.microsecond / 1e6
 
 
 def _debug_log_hooks(text: str, start: datetime, end: datetime) -> tuple[HookRecord, ...]:
@@ -228,6 +256,16 @@ async def _journal_hooks(
         found, _ = await read_journal(lab.juju, unit, start)
         entries.extend(found)
     return hook_records(entries)
+
+
+def _disrupted_units(scenario: Scenario, before: Snapshot) -> tuple[str, ...]:
+    """The targets' units as they were before: named ones, or every unit of the app."""
+    known = sorted({s.unit for s in before.statuses} | {p.unit for p in before.pods})
+    units: list[str] = []
+    for target in scenario.targets:
+        chosen = target.units or tuple(u for u in known if u.rpartition("/")[0] == target.app)
+        units.extend(u for u in chosen if u not in units)
+    return tuple(units)
 
 
 def _affected_units(scenario: Scenario, stack: Stack) -> dict[str, int]:
@@ -286,7 +324,9 @@ async def _run(
     got.commands = (
         repro_command(scenario, lab.backend, got.juju),
         *deploy_commands(stack, juju),
-        *disruption_commands(scenario, lab.juju.model_name, lab.cluster.namespace),
+        *disruption_commands(
+            scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
+        ),
     )
     # Look the expectation up before disrupting anything: an unknown entry fails early.
     got.expectation = load().expect(scenario.disruption, juju)
@@ -299,7 +339,8 @@ async def _run(
     got.steps.append(Step("snapshot before", start, _now(lab)))
 
     window_start = lab.clock.now()
-    disruption = get(scenario.disruption)
+    disrupted = _disrupted_units(scenario, got.before)
+    disruption = get(scenario.disruption, charm_path=local_charm(scenario, stack))
     for target in scenario.targets:
         who = ", ".join(target.units) or f"every unit of {target.app}"
         progress(f"{scenario.disruption}: {who}")
@@ -330,7 +371,20 @@ async def _run(
         )
     )
 
-    got.findings = tuple(judge(got.expectation, got.before, got.after, got.hooks))
+    container = next((t.container for t in scenario.targets if t.container), "")
+    one_container = got.expectation.scope == "container" and bool(container)
+    got.findings = tuple(
+        judge(
+            got.expectation,
+            got.before,
+            got.after,
+            got.hooks,
+            units=disrupted,
+            # A container restart concerns that container only (its pebble-ready hook).
+            containers={t.app: (container,) for t in scenario.targets} if one_container else None,
+            target_container=container if one_container else None,
+        )
+    )
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items()))
 

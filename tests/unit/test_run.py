@@ -161,6 +161,7 @@ class FakeDisruption(Disruption):
 class FakeExpectation:
     disruption: str
     hooks: tuple[str, ...] = ("stop", "start")
+    scope: str = "pod"
 
     def required_hooks(self) -> tuple[str, ...]:
         return self.hooks
@@ -190,7 +191,7 @@ def module(monkeypatch: pytest.MonkeyPatch, name: str) -> types.ModuleType:
 def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
     state = Fakes(FakeDisruption())
 
-    def get(name: str) -> Disruption:
+    def get(name: str, charm_path: str | None = None) -> Disruption:
         assert name == "pod-delete"
         return state.disruption
 
@@ -220,9 +221,9 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
         return Step("wait settled", start, lab.clock.now().isoformat(), ", ".join(apps))
 
     def judge(
-        expectation: Any, before: Snapshot, after: Snapshot, hooks: Any
+        expectation: Any, before: Snapshot, after: Snapshot, hooks: Any, **options: Any
     ) -> tuple[Finding, ...]:
-        state.judged.append((expectation, before, after, tuple(hooks)))
+        state.judged.append((expectation, before, after, tuple(hooks), options))
         return (Finding("hooks", "probe/0", "stop, start", "stop, start", state.verdict, "u"),)  # type: ignore[arg-type]
 
     monkeypatch.setattr(module(monkeypatch, "harness.disrupt"), "get", get, raising=False)
@@ -311,6 +312,12 @@ def test_hooks_come_from_the_window_of_the_debug_log_and_from_the_journal(
         ("probe/0", "start", "journal"),
     ]
     assert fakes.judged[0][3] == result.evidence.hooks
+    # The disrupted units as the scenario names them; no container scope for a pod delete.
+    assert fakes.judged[0][4] == {
+        "units": ("mysql-router-k8s/0", "probe/0"),
+        "containers": None,
+        "target_container": None,
+    }
 
 
 def test_a_deviation_gives_exit_code_1(tmp_path: Path, fakes: Fakes) -> None:
@@ -403,14 +410,32 @@ def test_unknown_juju_version_fails_before_disrupting(tmp_path: Path, fakes: Fak
     assert raw["error"].startswith("could not learn the Juju version")
 
 
-def test_in_window_keeps_dated_times_inside_and_undated_ones() -> None:
-    start, end = T0, T0 + timedelta(minutes=2)
+def test_in_window_compares_dated_times() -> None:
+    start, end = T0 + timedelta(milliseconds=400), T0 + timedelta(minutes=2)
 
     assert in_window("2026-01-01 10:01:00", start, end)
+    assert in_window("2026-01-01 10:00:00", start, end)  # truncated to the second
     assert in_window("2026-01-01T10:00:00.500+00:00", start, end)
-    assert not in_window("2026-01-01 09:58:00", start, end)
-    assert not in_window("2026-01-01 10:02:02", start, end)
-    assert in_window("10:30:00", start, end)  # undated: cannot be placed, so kept
+    assert not in_window("2026-01-01 09:59:59", start, end)
+    assert not in_window("2026-01-01 10:02:01", start, end)
+
+
+def test_in_window_compares_undated_times_by_time_of_day() -> None:
+    start, end = T0, T0 + timedelta(minutes=2)
+
+    assert in_window("10:01:59", start, end)
+    assert not in_window("09:59:59", start, end)
+    assert not in_window("10:30:00", start, end)
+    assert in_window("not a time", start, end)  # cannot be placed, so kept
+
+
+def test_in_window_across_midnight_and_over_a_day() -> None:
+    late = datetime(2026, 1, 1, 23, 59, 0, tzinfo=timezone.utc)
+
+    assert in_window("00:00:30", late, late + timedelta(minutes=2))
+    assert in_window("23:59:30", late, late + timedelta(minutes=2))
+    assert not in_window("12:00:00", late, late + timedelta(minutes=2))
+    assert in_window("12:00:00", late, late + timedelta(days=1))
 
 
 def test_deploy_commands_use_relate_before_juju_3() -> None:

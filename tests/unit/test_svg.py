@@ -128,3 +128,46 @@ def test_empty_timeline_is_still_a_document() -> None:
     root = parse(render_timeline_svg([], title="nothing"))
 
     assert lanes(root) == []
+
+
+def test_each_step_has_its_own_header_row() -> None:
+    value = evidence()
+    root = parse(render_svg(value))
+
+    bars = root.findall(".//svg:rect[@class='step-bar']", NS)
+    assert len(bars) == len(value.steps)
+    assert len({b.attrib["y"] for b in bars}) == len(value.steps)  # no two share a row
+
+
+def test_a_second_source_is_drawn_hollow_and_unlabelled_in_the_same_lane() -> None:
+    records = [
+        HookRecord("probe/0", "10:00:01", "hook", "debug-log", "stop", "ok"),
+        HookRecord("probe/0", "10:00:02", "hook", "debug-log", "start", "ok"),
+        HookRecord("probe/0", "10:00:01.5", "hook", "journal", "stop", None),
+        HookRecord("probe/0", "10:00:02.5", "hook", "journal", "start", None),
+    ]
+    root = parse(render_timeline_svg(records, title="t"))
+
+    assert lanes(root) == ["probe/0"]
+    marks = root.findall(".//svg:g[@class='hook']", NS)
+    by_source = {m.attrib["data-source"]: [] for m in marks}
+    for m in marks:
+        by_source[m.attrib["data-source"]].append(m)
+    assert [m.find("svg:text", NS) is not None for m in by_source["debug-log"]] == [True, True]
+    assert [m.find("svg:text", NS) for m in by_source["journal"]] == [None, None]
+    hollow = [m.find("svg:circle", NS) for m in by_source["journal"]]
+    assert all(c is not None and c.attrib["fill"] == "none" for c in hollow)
+    xs = [float(m.find("svg:circle", NS).attrib["cx"]) for m in marks]  # type: ignore[union-attr]
+    # Journal marks fall between the debug-log marks they follow in time.
+    assert xs[0] < xs[2] < xs[1] < xs[3]
+
+
+def test_a_unit_with_journal_records_only_gets_labelled_marks() -> None:
+    records = [HookRecord("probe/0", "10:00:01", "hook", "journal", "stop", None)]
+    root = parse(render_timeline_svg(records, title="t"))
+
+    mark = root.find(".//svg:g[@class='hook']", NS)
+    assert mark is not None
+    text = mark.find("svg:text", NS)
+    assert text is not None
+    assert text.text == "stop"
