@@ -602,3 +602,100 @@ def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert caught.value.code == 0
     assert "timeline" in capsys.readouterr().out
+
+
+# --- end to end on the twin --------------------------------------------------------------
+
+
+def test_run_on_the_twin_end_to_end_is_deterministic(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folders = []
+    for attempt in ("one", "two"):
+        code, out, err = repro(
+            capsys, "run", "lp2021891-pod-delete", "--backend", "twin", "--juju", "3.6",
+            "--evidence-dir", str(tmp_path / attempt),
+        )  # fmt: skip
+        assert "Traceback" not in err
+        lines = out.splitlines()
+        assert lines[0].startswith("backend: twin (SIMULATED")
+        folder = Path(lines[-1])
+        raw = json.loads((folder / "bundle.json").read_text("utf-8"))
+        deviations = [f for f in raw["findings"] if f["verdict"] == "deviation"]
+        assert code == (1 if deviations else 0)
+        assert raw["simulated"] is True
+        assert raw["error"] is None
+        hooks = [
+            h["hook"] for h in raw["hooks"] if h["unit"] == "probe/0" and h["source"] == "journal"
+        ]
+        assert hooks[:4] == ["stop", "upgrade-charm", "config-changed", "start"]
+        assert "SIMULATED" in (folder / "report.md").read_text("utf-8").splitlines()[0]
+        folders.append(folder)
+
+    assert (folders[0] / "bundle.json").read_bytes() == (folders[1] / "bundle.json").read_bytes()
+
+    code, out, _ = repro(capsys, "matrix", str(tmp_path))
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("| pod-delete | 3.6")]
+    assert len(rows) == 2
+    assert "twin (SIMULATED)" in rows[0]
+
+
+def test_run_live_connects_deploys_and_runs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import contextlib
+    import types
+
+    import harness.deploy
+    import harness.live.lab
+    import harness.run
+
+    no_controller(monkeypatch, reachable=True)
+    calls: list[Any] = []
+    lab = types.SimpleNamespace(juju=types.SimpleNamespace(model_name="bug-model"))
+
+    @contextlib.asynccontextmanager
+    async def connect_lab(model: str | None, keep: bool) -> Any:
+        calls.append(("connect", model, keep))
+        yield lab
+
+    async def deploy_stack(got: Any, stack: Any) -> None:
+        calls.append(("deploy", got is lab, stack.apps[2].charm))
+
+    async def run_scenario(got: Any, scenario: Any, stack: Any, folder: Path, **kw: Any) -> Any:
+        calls.append(("run", scenario.name, kw))
+        write_bundle(evidence(backend="live"), folder)
+        return _FakeResult(folder, 0)
+
+    monkeypatch.setattr(harness.live.lab, "connect_lab", connect_lab)
+    monkeypatch.setattr(harness.deploy, "deploy_stack", deploy_stack)
+    monkeypatch.setattr(harness.run, "run_scenario", run_scenario)
+    charm = tmp_path / "probe_ubuntu-22.04-amd64.charm"
+    charm.write_text("zip")
+
+    code, out, _ = repro(
+        capsys, "run", "lp2021891-pod-delete", "--model", "bug-model", "--keep-model",
+        "--probe-charm", str(charm), "--evidence-dir", str(tmp_path / "ev"),
+    )  # fmt: skip
+
+    assert code == 0
+    assert calls == [
+        ("connect", "bug-model", True),
+        ("deploy", True, str(charm)),
+        ("run", "lp2021891-pod-delete", {}),
+    ]
+    lines = out.splitlines()
+    assert lines[0] == "backend: live (a Juju controller is reachable)"
+    assert "model: bug-model" in lines
+    assert Path(lines[-1]).parent == tmp_path / "ev"
+
+
+def test_run_live_needs_the_packed_probe_charm(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_controller(monkeypatch, reachable=True)
+
+    code, _, err = repro(capsys, "run", "lp2021891-pod-delete", "--backend", "live")
+
+    assert_one_line_error(code, err, "probe charm", "charmcraft pack")
