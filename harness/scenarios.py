@@ -63,7 +63,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "charm-refresh",
         "charm-refresh",
         (Target(PROBE),),
-        "juju refresh with the same charm: upgrade-charm on the same pods",
+        "juju refresh with the same charm: pods roll, highest ordinal first, upgrade-charm on each",
     ),
     Scenario(
         "scale-down-up",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.catalogue.model import Layer
 from harness.ports import AppSpec
 
 MYSQL = "mysql-k8s"
@@ -14,16 +15,26 @@ PROBE_PEER = "probe-peer"
 # Paths the probe charm uses; kept in step with charms/probe/src/paths.py.
 PROBE_WORKLOAD_MARKER = "/probe/workload-marker"
 PROBE_ROOT_INCARNATION = "/tmp/probe/root-incarnation"
+# The journal storage as mounted in the workload container; it grows, so it is not watched.
+PROBE_JOURNAL = "/var/lib/probe-journal/journal.jsonl"
 ROUTER_CONFIG_DIR = "/etc/mysqlrouter"
+# Written by the harness itself: the router may rewrite its own files, this one it never does.
+ROUTER_MARKER = "/etc/mysqlrouter/.harness-marker"
 
 
 @dataclass(frozen=True)
 class WatchedPath:
-    """A path whose survival the snapshot records, in one container of an application."""
+    """A path whose survival the snapshot records, in one container of an application.
+
+    ``layer`` is the filesystem layer it lives in (None: recorded but not judged); with
+    ``seed`` the harness writes the file itself (through the cluster port) before disrupting.
+    """
 
     app: str
     container: str
     path: str
+    layer: Layer | None
+    seed: bool = False
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,11 @@ class Stack:
     @property
     def app_names(self) -> tuple[str, ...]:
         return tuple(spec.app for spec in self.apps)
+
+    @property
+    def layers(self) -> dict[tuple[str, str], Layer]:
+        """(container, path) -> layer, for the verdict's file checks."""
+        return {(w.container, w.path): w.layer for w in self.watched if w.layer is not None}
 
 
 def default_stack(
@@ -58,9 +74,10 @@ def default_stack(
             (f"{PROBE}:probe-provider", f"{PROBE_PEER}:probe-requirer"),
         ),
         watched=(
-            WatchedPath(ROUTER, "mysql-router", ROUTER_CONFIG_DIR),
-            WatchedPath(PROBE, "workload", PROBE_WORKLOAD_MARKER),
-            WatchedPath(PROBE, "charm", PROBE_ROOT_INCARNATION),
-            WatchedPath(PROBE_PEER, "workload", PROBE_WORKLOAD_MARKER),
+            WatchedPath(ROUTER, "mysql-router", ROUTER_CONFIG_DIR, None),
+            WatchedPath(ROUTER, "mysql-router", ROUTER_MARKER, "container-root", seed=True),
+            WatchedPath(PROBE, "workload", PROBE_WORKLOAD_MARKER, "container-root"),
+            WatchedPath(PROBE, "charm", PROBE_ROOT_INCARNATION, "container-root"),
+            WatchedPath(PROBE_PEER, "workload", PROBE_WORKLOAD_MARKER, "container-root"),
         ),
     )
