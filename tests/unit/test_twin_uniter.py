@@ -1,0 +1,107 @@
+"""The twin's uniter: hook plans from the catalogue, events from ops.testing, failures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import ops
+import pytest
+from ops import testing
+
+from harness.catalogue import load
+from harness.errors import UnknownName
+from harness.observe.debug_log import parse_lines
+from harness.ports import AppSpec
+from harness.twin import TwinClock, make_lab
+from harness.twin.charms import CharmSource
+from harness.twin.hooks import NO_CONSTRUCTOR, Skip, event_for, plan
+from harness.versions import JujuVersion
+
+V36 = JujuVersion.parse("3.6")
+
+
+def expect(name: str, variant: str | None = None) -> Any:
+    return load().expect(name, V36, variant=variant)
+
+
+def test_node_restart_adds_pebble_ready_only_when_containers_restarted() -> None:
+    names: dict[str, Any] = {"containers": ["app"], "endpoints": [], "storages": []}
+    restarted = plan(expect("node-restart"), leader=True, triggers=("pebble-ready",), **names)
+    untouched = plan(expect("node-restart"), leader=True, **names)
+    assert restarted == ("start", "app-pebble-ready")
+    assert untouched == ("start",)
+    assert "leader-settings-changed" in plan(expect("node-restart"), leader=False, **names)
+
+
+def test_teardown_hooks_come_before_remove_on_scale_down() -> None:
+    hooks = plan(
+        expect("scale-down-up"),
+        containers=["app"],
+        endpoints=["db"],
+        storages=["data"],
+        leader=True,
+        triggers=("relation-departed", "relation-broken", "storage-detaching"),
+    )
+    assert hooks[0] == "stop"
+    assert hooks[-1] == "remove"
+    assert {"db-relation-departed", "db-relation-broken", "data-storage-detaching"} <= set(hooks)
+
+
+def test_every_hook_maps_to_an_ops_testing_event_or_says_why_not() -> None:
+    ctx = testing.Context(ops.CharmBase, meta={"name": "x", "containers": {"app": {}}})
+    state = testing.State(
+        containers={testing.Container("app", can_connect=True)},
+        relations={testing.Relation("db", id=7)},
+        storages={testing.Storage("data")},
+    )
+    for hook in ("start", "stop", "upgrade-charm", "config-changed", "leader-elected"):
+        assert not isinstance(event_for(ctx.on, hook, state), Skip)
+    assert event_for(ctx.on, "app-pebble-ready", state).container.name == "app"
+    assert event_for(ctx.on, "db-relation-changed", state).relation.id == 7
+    assert event_for(ctx.on, "data-storage-attached", state).storage.name == "data"
+    skipped = event_for(ctx.on, "leader-settings-changed", state)
+    assert skipped == Skip("leader-settings-changed", NO_CONSTRUCTOR["leader-settings-changed"])
+    assert isinstance(event_for(ctx.on, "cache-relation-joined", state), Skip)
+    assert isinstance(event_for(ctx.on, "nginx-pebble-ready", state), Skip)
+
+
+class FailsOnStart(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.start, self._fail)
+
+    def _fail(self, event: ops.EventBase) -> None:
+        raise RuntimeError("boom")
+
+
+async def test_a_failing_hook_is_logged_as_failed_and_puts_the_unit_in_error(
+    tmp_path: Path,
+) -> None:
+    source = CharmSource("fails", FailsOnStart, {"name": "fails"})
+    lab = make_lab(workdir=tmp_path, charms={"fails": source})
+    await lab.juju.deploy(AppSpec("fails", "fails"))
+    records = list(parse_lines((await lab.juju.debug_log()).splitlines()))
+    start = next(r for r in records if r.hook == "start")
+    assert start.outcome == "failed"
+    assert "boom" in start.detail
+    (status,) = await lab.juju.statuses(("fails",))
+    assert status.workload == "error"
+    assert status.workload_message == 'hook failed: "start"'
+
+
+async def test_unknown_charms_and_endpoints_are_one_line_errors(tmp_path: Path) -> None:
+    lab = make_lab(workdir=tmp_path)
+    with pytest.raises(UnknownName, match="cannot run charm 'postgresql-k8s'"):
+        await lab.juju.deploy(AppSpec("pg", "postgresql-k8s"))
+    await lab.juju.deploy(AppSpec("mysql-k8s", "mysql-k8s"))
+    with pytest.raises(UnknownName, match="no endpoint 'nope'"):
+        await lab.juju.integrate("mysql-k8s:nope", "mysql-k8s:database")
+
+
+async def test_the_clock_only_moves_when_the_twin_does() -> None:
+    clock = TwinClock()
+    start = clock.now()
+    await clock.sleep(30)
+    assert (clock.now() - start).total_seconds() == pytest.approx(30.001)
+    assert clock.monotonic() < clock.monotonic()
