@@ -229,3 +229,22 @@ def make_lab(
         node=node or FakeNode(),
         clock=clock or FakeClock(),
     )
+
+
+class FakeJujuRunner:
+    """Answers ``juju <args>`` by argv prefix (a queue per prefix, the last answer repeats)."""
+
+    def __init__(self, version: str = "3.6.1-genericlinux-amd64") -> None:
+        self.calls: list[tuple[str, ...]] = []
+        self.answers: dict[tuple[str, ...], list[tuple[int, str, str]]] = {}
+        self.answer(("version",), 0, version + "\n")
+
+    def answer(self, prefix: tuple[str, ...], rc: int, out: str = "", err: str = "") -> None:
+        self.answers.setdefault(prefix, []).append((rc, out, err))
+
+    async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
+        self.calls.append(tuple(args))
+        for prefix, queue in self.answers.items():
+            if tuple(args[: len(prefix)]) == prefix:
+                return queue.pop(0) if len(queue) > 1 else queue[0]
+        return 0, "", ""

@@ -1,0 +1,217 @@
+"""Making a live Lab: from pytest-operator's ``ops_test``, or from the current controller.
+
+``lab_from_ops_test`` wraps the model pytest-operator made (it creates and destroys it).
+``connect_lab`` is the ``repro`` CLI's: it uses ``--model`` when given (an existing model is
+never destroyed), or creates its own model, and destroys what it created unless told to
+keep it: with ``--force``, ``--no-wait`` and a bounded wait, because destroying a model
+after pod deletions can hang on MicroK8s (pytest-operator issue 84, Juju issue 19869); a
+model that could not be removed is named in one line with the command that removes it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from harness.errors import EnvironmentUnavailable, HarnessError, WaitTimeout
+from harness.live.clock import RealClock
+from harness.live.cluster_port import LiveClusterPort
+from harness.live.juju_cli import JujuCLI, OpsTestJuju, SubprocessJuju
+from harness.live.juju_port import LiveJujuPort
+from harness.live.microk8s import MicroK8sNode
+from harness.ports import Clock, Lab
+from harness.waiting import wait_for
+
+log = logging.getLogger(__name__)
+
+
+def no_controller() -> EnvironmentUnavailable:
+    return EnvironmentUnavailable(
+        "no Juju controller is reachable", "bootstrap one: `juju bootstrap microk8s`"
+    )
+
+
+DESTROY_TIMEOUT = 600.0
+Echo = Callable[[str], None]
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def controller_reachable(timeout: float = 20.0) -> bool:
+    """Fast check for ``--backend auto``: a current controller that answers its API."""
+    if shutil.which("juju") is None:
+        return False
+    try:
+        shown = subprocess.run(
+            ["juju", "show-controller", "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if shown.returncode != 0 or not json.loads(shown.stdout or "{}"):
+            return False
+        # show-controller may answer from the local cache; `models` needs the API.
+        models = subprocess.run(
+            ["juju", "models", "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return False
+    return models.returncode == 0
+
+
+def new_model_name() -> str:
+    return f"repro-{secrets.token_hex(3)}"
+
+
+def check_versions(client_major: int, controller_version: str | None) -> None:
+    """A 3.x client cannot drive a 2.9 controller, nor a 2.9 client a 3.x one."""
+    if not controller_version:
+        return
+    controller_major = int(controller_version.split(".", 1)[0] or 0)
+    if controller_major != client_major:
+        raise EnvironmentUnavailable(
+            f"the juju client (major {client_major}) cannot drive this "
+            f"{controller_version} controller",
+            f"install a {controller_major}.x client: "
+            f"sudo snap refresh juju --channel={controller_version.rsplit('.', 1)[0]}/stable",
+        )
+
+
+def lab_from_ops_test(ops_test: Any, *, clock: Clock | None = None) -> Lab:
+    """A live Lab on pytest-operator's current model (``ops_test.model``).
+
+    Reconnecting after a node restart reconnects that same ``Model`` object in place, so
+    ``ops_test.model`` keeps working. Call ``open_lab`` before deploying and ``close_lab``
+    at teardown (the logging-config the harness changed is put back).
+    """
+    model = ops_test.model
+    if model is None or not ops_test.model_name:
+        raise EnvironmentUnavailable(
+            "pytest-operator has no model", "use the ops_test fixture (it creates the model)"
+        )
+    clock = clock or RealClock()
+    name = str(ops_test.model_name)
+    full_name = str(ops_test.model_full_name or name)
+    cli = JujuCLI(OpsTestJuju(ops_test))
+    juju = LiveJujuPort(model, cli, model_name=name, clock=clock, connect_name=full_name)
+    _stderr(f"live model: {full_name} (namespace {name})")
+    return Lab(
+        backend="live",
+        juju=juju,
+        cluster=LiveClusterPort(name),
+        node=MicroK8sNode(clock=clock),
+        clock=clock,
+    )
+
+
+async def open_lab(lab: Lab) -> None:
+    """Before hooks run: make the model keep uniter hook lines in its debug-log."""
+    if isinstance(lab.juju, LiveJujuPort):
+        await lab.juju.keep_hook_logging()
+
+
+async def close_lab(lab: Lab) -> None:
+    """At teardown: restore the logging-config if (and only if) we changed it."""
+    if isinstance(lab.juju, LiveJujuPort):
+        try:
+            await lab.juju.restore_logging()
+        except Exception as error:  # teardown must not hide the run's own outcome
+            log.warning("could not restore logging-config: %s", error)
+
+
+async def _destroy(cli: JujuCLI, name: str, timeout: float, clock: Clock, echo: Echo) -> bool:
+    """Destroy ``name`` with force within ``timeout``; False (and one line) if it stays."""
+    try:
+        await cli.destroy_model(name, timeout=timeout)
+        await wait_for(
+            f"model {name} to be removed",
+            cli.models,
+            lambda names: name not in names,
+            timeout=timeout,
+            clock=clock,
+            describe=lambda names: f"models: {', '.join(names) or 'none'}",
+            interval=5.0,
+        )
+    except (HarnessError, WaitTimeout) as error:
+        echo(
+            f"model {name} was left behind ({error}); remove it with: "
+            f"juju destroy-model {name} --force --no-wait --destroy-storage"
+        )
+        return False
+    echo(f"model {name} destroyed")
+    return True
+
+
+def _default_model() -> Any:
+    from juju.model import Model
+
+    return Model()
+
+
+@asynccontextmanager
+async def connect_lab(
+    model: str | None,
+    keep: bool,
+    *,
+    echo: Echo = _stderr,
+    clock: Clock | None = None,
+    cli_for: Callable[[str | None], JujuCLI] = lambda name: JujuCLI(SubprocessJuju(name)),
+    model_factory: Callable[[], Any] = _default_model,
+    destroy_timeout: float = DESTROY_TIMEOUT,
+) -> AsyncIterator[Lab]:
+    """A live Lab on the current controller: ``model`` if given, else a new model.
+
+    A model this made is destroyed on exit unless ``keep``; an existing one never is.
+    """
+    clock = clock or RealClock()
+    root = cli_for(None)
+    try:
+        details = await root.show_controller()
+    except HarnessError as error:
+        raise no_controller() from error
+    check_versions((await root.version()).major, details.get("agent-version"))
+    existing = await root.models()
+    name = model or new_model_name()
+    created = name not in existing
+    if created:
+        await root.add_model(name)
+    echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {name})")
+
+    libjuju = model_factory()
+    await libjuju.connect(name)
+    cli = cli_for(name)
+    juju = LiveJujuPort(libjuju, cli, model_name=name, clock=clock)
+    lab = Lab(
+        backend="live",
+        juju=juju,
+        cluster=LiveClusterPort(name),
+        node=MicroK8sNode(clock=clock),
+        clock=clock,
+    )
+    try:
+        await open_lab(lab)
+        yield lab
+    finally:
+        await close_lab(lab)
+        try:
+            await libjuju.disconnect()
+        except Exception as error:  # the model may be gone with the controller
+            log.warning("disconnecting from %s: %s", name, error)
+        if created and not keep:
+            await _destroy(root, name, destroy_timeout, clock, echo)
+        elif created:
+            echo(f"model {name} kept (remove it with: juju destroy-model {name})")

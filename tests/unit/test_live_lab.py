@@ -1,0 +1,274 @@
+"""Making live Labs: from a mocked pytest-operator OpsTest, and the CLI's own model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+from unittest.mock import create_autospec
+
+import pytest
+from juju.client import client as juju_client
+from juju.model import Model
+from live_fakes import FakeClock, FakeJujuRunner
+from pytest_operator.plugin import OpsTest
+
+from harness.errors import EnvironmentUnavailable
+from harness.live import lab as lab_module
+from harness.live.juju_cli import JujuCLI
+from harness.live.juju_port import LiveJujuPort
+from harness.live.lab import (
+    close_lab,
+    connect_lab,
+    controller_reachable,
+    lab_from_ops_test,
+    open_lab,
+)
+
+CONTROLLER = json.dumps({"mk8s": {"details": {"agent-version": "3.6.1", "cloud": "microk8s"}}})
+
+
+def libjuju_model(*logging_values: str) -> Any:
+    model = create_autospec(Model, instance=True)
+    model.applications = {}
+    values = logging_values or ("<root>=WARNING", "<root>=WARNING;juju.worker.uniter=INFO")
+    model.get_config.side_effect = [
+        {"logging-config": juju_client.ConfigValue(source="model", value=v)} for v in values
+    ]
+    return model
+
+
+def ops_test_mock() -> Any:
+    ops_test = create_autospec(OpsTest, instance=True)
+    ops_test.model = libjuju_model()
+    ops_test.model_name = "test-pod-delete-ab12"
+    ops_test.model_full_name = "mk8s:admin/test-pod-delete-ab12"
+    ops_test.juju.return_value = (0, "{}", "")
+    return ops_test
+
+
+# --- from pytest-operator ---------------------------------------------------------------------
+
+
+async def test_lab_from_ops_test_wraps_its_model_and_its_juju(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ops_test = ops_test_mock()
+    lab = lab_from_ops_test(ops_test, clock=FakeClock())
+    assert lab.backend == "live"
+    assert not lab.simulated
+    assert lab.juju.model_name == "test-pod-delete-ab12"
+    assert lab.cluster.namespace == "test-pod-delete-ab12"
+    assert isinstance(lab.juju, LiveJujuPort)
+    assert lab.juju.model is ops_test.model
+    await lab.juju.trust("mysql-k8s")
+    ops_test.juju.assert_awaited_with("trust", "mysql-k8s", "--scope=cluster")
+    assert "mk8s:admin/test-pod-delete-ab12" in capsys.readouterr().err
+
+
+async def test_reconnect_reconnects_ops_tests_own_model_in_place() -> None:
+    ops_test = ops_test_mock()
+    lab = lab_from_ops_test(ops_test, clock=FakeClock())
+    await lab.juju.reconnect()
+    ops_test.juju.assert_any_await("status", "--format", "json")
+    ops_test.model.disconnect.assert_awaited_once_with()
+    ops_test.model.connect.assert_awaited_once_with("mk8s:admin/test-pod-delete-ab12")
+
+
+async def test_open_and_close_keep_hook_lines_then_restore() -> None:
+    ops_test = ops_test_mock()
+    lab = lab_from_ops_test(ops_test, clock=FakeClock())
+    await open_lab(lab)
+    await close_lab(lab)
+    calls = [c.args[0]["logging-config"] for c in ops_test.model.set_config.await_args_list]
+    assert calls == ["<root>=WARNING;juju.worker.uniter=INFO", "<root>=WARNING"]
+
+
+def test_no_model_yet_is_one_line() -> None:
+    ops_test = create_autospec(OpsTest, instance=True)
+    ops_test.model = None
+    with pytest.raises(EnvironmentUnavailable, match="pytest-operator has no model"):
+        lab_from_ops_test(ops_test)
+
+
+# --- from the current controller ----------------------------------------------------------
+
+
+class Controller:
+    """A fake controller behind the CLI: models appear on add-model and go on destroy."""
+
+    def __init__(
+        self, *, destroy_works: bool = True, version: str = "3.6.1-genericlinux-amd64"
+    ) -> None:
+        self.models = ["welcome"]
+        self.destroy_works = destroy_works
+        self.runners: dict[str | None, FakeJujuRunner] = {}
+        self.version = version
+
+    def cli_for(self, name: str | None) -> JujuCLI:
+        runner = FakeJujuRunner(self.version)
+        runner.answer(("show-controller",), 0, CONTROLLER)
+        controller = self
+
+        class Live(FakeJujuRunner):
+            async def __call__(self, args: Any, timeout: float | None) -> tuple[int, str, str]:
+                if args[0] == "add-model":
+                    controller.models.append(args[1])
+                if args[0] == "destroy-model" and controller.destroy_works:
+                    controller.models.remove(args[1])
+                if args[0] == "models":
+                    listing = [{"name": f"admin/{m}", "short-name": m} for m in controller.models]
+                    self.calls.append(tuple(args))
+                    return 0, json.dumps({"models": listing}), ""
+                return await runner(args, timeout)
+
+        live = Live(self.version)
+        live.calls = runner.calls
+        self.runners[name] = live
+        return JujuCLI(live)
+
+    def calls(self, name: str | None = None) -> list[tuple[str, ...]]:
+        return [c for c in self.runners[name].calls if c[0] != "version"]
+
+
+async def test_a_new_model_is_created_printed_and_destroyed_with_force() -> None:
+    controller = Controller()
+    model = libjuju_model()
+    lines: list[str] = []
+    async with connect_lab(
+        None,
+        False,
+        echo=lines.append,
+        clock=FakeClock(),
+        cli_for=controller.cli_for,
+        model_factory=lambda: model,
+    ) as lab:
+        name = lab.juju.model_name
+        assert name.startswith("repro-")
+        assert name in controller.models
+        model.connect.assert_awaited_once_with(name)
+        assert lab.cluster.namespace == name
+    assert lines[0] == f"live model: {name} (created; namespace {name})"
+    assert lines[-1] == f"model {name} destroyed"
+    root = controller.calls(None)
+    assert ("add-model", name, "--no-switch") in root
+    assert (
+        "destroy-model",
+        name,
+        "--no-prompt",
+        "--destroy-storage",
+        "--force",
+        "--no-wait",
+    ) in root
+    assert name not in controller.models
+    model.disconnect.assert_awaited()
+    # the logging-config it raised was put back before leaving
+    assert model.set_config.await_args_list[-1].args[0] == {"logging-config": "<root>=WARNING"}
+
+
+async def test_keep_leaves_the_new_model_and_says_how_to_remove_it() -> None:
+    controller = Controller()
+    lines: list[str] = []
+    async with connect_lab(
+        None,
+        True,
+        echo=lines.append,
+        clock=FakeClock(),
+        cli_for=controller.cli_for,
+        model_factory=libjuju_model,
+    ) as lab:
+        name = lab.juju.model_name
+    assert name in controller.models
+    assert not any(c[0] == "destroy-model" for c in controller.calls(None))
+    assert lines[-1] == f"model {name} kept (remove it with: juju destroy-model {name})"
+
+
+async def test_an_existing_model_is_used_and_never_destroyed() -> None:
+    controller = Controller()
+    lines: list[str] = []
+    async with connect_lab(
+        "welcome",
+        False,
+        echo=lines.append,
+        clock=FakeClock(),
+        cli_for=controller.cli_for,
+        model_factory=libjuju_model,
+    ) as lab:
+        assert lab.juju.model_name == "welcome"
+    root = controller.calls(None)
+    assert not any(c[0] in ("add-model", "destroy-model") for c in root)
+    assert lines == ["live model: welcome (existing; namespace welcome)"]
+
+
+async def test_a_model_that_will_not_go_is_named_with_the_command_to_remove_it() -> None:
+    controller = Controller(destroy_works=False)
+    lines: list[str] = []
+    clock = FakeClock()
+    async with connect_lab(
+        None,
+        False,
+        echo=lines.append,
+        clock=clock,
+        cli_for=controller.cli_for,
+        model_factory=libjuju_model,
+        destroy_timeout=120,
+    ) as lab:
+        name = lab.juju.model_name
+    assert lines[-1].startswith(f"model {name} was left behind")
+    assert f"juju destroy-model {name} --force --no-wait --destroy-storage" in lines[-1]
+    assert 120 <= clock.elapsed < 130  # bounded, on the Lab's clock
+
+
+async def test_no_controller_is_one_line_that_says_how_to_bootstrap() -> None:
+    def cli_for(name: str | None) -> JujuCLI:
+        runner = FakeJujuRunner()
+        runner.answer(("show-controller",), 1, "", "ERROR No controllers registered.")
+        return JujuCLI(runner)
+
+    with pytest.raises(EnvironmentUnavailable) as raised:
+        async with connect_lab(None, False, cli_for=cli_for, clock=FakeClock()):
+            pass
+    assert str(raised.value) == (
+        "no Juju controller is reachable (bootstrap one: `juju bootstrap microk8s`)"
+    )
+
+
+async def test_a_client_that_cannot_drive_the_controller_is_refused() -> None:
+    controller = Controller(version="2.9.49-ubuntu-amd64")
+    with pytest.raises(EnvironmentUnavailable, match=r"cannot drive this 3\.6\.1 controller"):
+        async with connect_lab(
+            None, False, cli_for=controller.cli_for, clock=FakeClock(), model_factory=libjuju_model
+        ):
+            pass
+    assert not any(c[0] == "add-model" for c in controller.calls(None))
+
+
+# --- the fast check for --backend auto ---------------------------------------------------
+
+
+def test_controller_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers: dict[str, subprocess.CompletedProcess[str]] = {}
+
+    def run(argv: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        return answers[argv[1]]
+
+    monkeypatch.setattr(lab_module.shutil, "which", lambda _: "/snap/bin/juju")
+    monkeypatch.setattr(lab_module.subprocess, "run", run)
+    answers["show-controller"] = subprocess.CompletedProcess([], 0, CONTROLLER, "")
+    answers["models"] = subprocess.CompletedProcess([], 0, '{"models": []}', "")
+    assert controller_reachable() is True
+
+    answers["models"] = subprocess.CompletedProcess([], 1, "", "ERROR cannot connect to API")
+    assert controller_reachable() is False
+
+    answers["show-controller"] = subprocess.CompletedProcess([], 1, "", "ERROR No controllers")
+    assert controller_reachable() is False
+
+    def hang(argv: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        raise subprocess.TimeoutExpired(argv, 20)
+
+    monkeypatch.setattr(lab_module.subprocess, "run", hang)
+    assert controller_reachable() is False
+
+    monkeypatch.setattr(lab_module.shutil, "which", lambda _: None)
+    assert controller_reachable() is False
