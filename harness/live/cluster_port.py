@@ -49,6 +49,8 @@ for p in "$@"; do
 done
 """
 
+WRITE_FILE_SCRIPT = 'mkdir -p "$(dirname "$1")" && printf "%s" "$2" > "$1"'
+
 # Juju sidecar containers run pebble (the charm container: pebble or the container agent)
 # as PID 1. The kernel drops signals sent from inside a PID namespace to its init unless
 # init handles them, so `kill -9 1` does nothing; pebble handles SIGTERM (it exits, and the
@@ -244,6 +246,18 @@ class LiveClusterPort:
                 "the container needs sh, find and sha256sum",
             )
         return parse_listing(unit_of_pod(pod), container, result.stdout)
+
+    async def write_file(self, pod: str, container: str, path: str, content: str) -> None:
+        """Create ``path`` and its parents with ``content`` (argv, so no shell quoting)."""
+        result = await self.exec(
+            pod, container, ["sh", "-c", WRITE_FILE_SCRIPT, "write-file", path, content]
+        )
+        if result.exit_code != 0:
+            raise HarnessError(
+                f"writing {path} in {pod}/{container} failed "
+                f"(exit {result.exit_code}): {result.stderr.strip()}",
+                "the container needs sh, mkdir and a writable parent directory",
+            )
 
     async def kill_pid1(self, pod: str, container: str) -> None:
         result = await asyncio.to_thread(self._exec, pod, container, KILL_PID1, 60.0, True)

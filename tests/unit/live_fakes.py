@@ -65,6 +65,7 @@ class FakeCluster:
     deleted: list[str] = field(default_factory=list)
     patched: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     killed: list[tuple[str, str]] = field(default_factory=list)
+    written: list[tuple[str, str, str, str]] = field(default_factory=list)
     files: dict[tuple[str, str], tuple[FileState, ...]] = field(default_factory=dict)
     listed: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     on_look: Callable[[FakeCluster], None] | None = None
@@ -100,6 +101,9 @@ class FakeCluster:
     ) -> tuple[FileState, ...]:
         self.listed.append((pod, container, tuple(paths)))
         return self.files.get((pod, container), ())
+
+    async def write_file(self, pod: str, container: str, path: str, content: str) -> None:
+        self.written.append((pod, container, path, content))
 
     async def kill_pid1(self, pod: str, container: str) -> None:
         self.killed.append((pod, container))

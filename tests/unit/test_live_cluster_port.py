@@ -24,6 +24,7 @@ from harness.live import cluster_port
 from harness.live.cluster_port import (
     KILL_PID1,
     LIST_FILES_SCRIPT,
+    WRITE_FILE_SCRIPT,
     KubeApis,
     LiveClusterPort,
     parse_listing,
@@ -235,6 +236,32 @@ async def test_list_files_failure_says_what_the_container_lacks() -> None:
     cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
     with pytest.raises(HarnessError, match="sha256sum"):
         await cluster.list_files("probe-0", "workload", ["/x"])
+
+
+def test_the_write_script_creates_parents_and_writes_content_verbatim(tmp_path: Path) -> None:
+    target = tmp_path / "etc" / "mysqlrouter" / ".harness-marker"
+    content = "probe/0 $HOME 'quoted' \\n %s"
+    subprocess.run(
+        ["sh", "-c", WRITE_FILE_SCRIPT, "write-file", str(target), content], check=True, timeout=30
+    )
+    assert target.read_text() == content
+
+
+async def test_write_file_passes_path_and_content_as_arguments() -> None:
+    fake_stream, _ = exec_stream()
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    await cluster.write_file("mysql-router-k8s-0", "mysql-router", "/etc/mysqlrouter/m", "x y")
+    assert fake_stream.call_args.kwargs["command"] == [
+        "sh",
+        "-c",
+        WRITE_FILE_SCRIPT,
+        "write-file",
+        "/etc/mysqlrouter/m",
+        "x y",
+    ]
+    failing, _ = exec_stream("", "sh: can't create /ro/m: Read-only file system\n", 1)
+    with pytest.raises(HarnessError, match="Read-only file system"):
+        await LiveClusterPort(NS, apis=apis(), stream=failing).write_file("p-0", "c", "/ro/m", "x")
 
 
 async def test_kill_pid1_sends_sigterm_and_tolerates_the_dropped_connection() -> None:
