@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.disrupt.base import Disruption, Target
 from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.times import parse_instant, seconds_of_day
@@ -104,6 +105,11 @@ def local_charm(scenario: Scenario, stack: Stack) -> str | None:
     return None
 
 
+def applied_targets(scenario: Scenario, disruption: Disruption) -> tuple[Target, ...]:
+    """The targets to apply the disruption to: a node restart takes every app at once."""
+    return scenario.targets[:1] if disruption.takes_node_down else scenario.targets
+
+
 def disruption_commands(
     scenario: Scenario, model: str, namespace: str, charm_path: str | None = None
 ) -> tuple[str, ...]:
@@ -111,7 +117,9 @@ def disruption_commands(
 
     disruption = get(scenario.disruption, charm_path=charm_path)
     return tuple(
-        line for target in scenario.targets for line in disruption.plan(model, namespace, target)
+        line
+        for target in applied_targets(scenario, disruption)
+        for line in disruption.plan(model, namespace, target)
     )
 
 
@@ -341,8 +349,10 @@ async def _run(
     window_start = lab.clock.now()
     disrupted = _disrupted_units(scenario, got.before)
     disruption = get(scenario.disruption, charm_path=local_charm(scenario, stack))
-    for target in scenario.targets:
+    for target in applied_targets(scenario, disruption):
         who = ", ".join(target.units) or f"every unit of {target.app}"
+        if disruption.takes_node_down:
+            who = f"the node, under {', '.join(sorted({t.app for t in scenario.targets}))}"
         progress(f"{scenario.disruption}: {who}")
         got.steps.extend(await disruption.apply(lab, target))
 

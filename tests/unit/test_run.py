@@ -192,7 +192,7 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
     state = Fakes(FakeDisruption())
 
     def get(name: str, charm_path: str | None = None) -> Disruption:
-        assert name == "pod-delete"
+        assert name == state.disruption.name
         return state.disruption
 
     class FakeCatalogue:
@@ -465,3 +465,23 @@ def test_plan_lists_deploy_then_disruption_then_collection(fakes: Fakes) -> None
 def test_one_line_flattens_and_names_the_type() -> None:
     assert one_line(ValueError("a\n  b")) == "ValueError: a b"
     assert one_line(HarnessError("broken", "fix it")) == "broken (fix it)"
+
+
+class FakeNodeRestart(FakeDisruption):
+    name: ClassVar[str] = "node-restart"
+    takes_node_down: ClassVar[bool] = True
+
+
+def test_a_node_restart_is_applied_once_for_all_its_targets(tmp_path: Path, fakes: Fakes) -> None:
+    fakes.disruption = FakeNodeRestart()
+    lab, _ = make_lab()
+    two_targets = scenario("lp2021891-node-restart")
+    assert len(two_targets.targets) == 2
+
+    lines: list[str] = []
+    asyncio.run(run_scenario(lab, two_targets, STACK, tmp_path / "run", progress=lines.append))
+
+    assert len(fakes.disruption.applied) == 1
+    assert "node-restart: the node, under mysql-router-k8s, probe" in lines
+    judged_units = fakes.judged[0][4]["units"]
+    assert judged_units == ("probe/0",)  # every unit of both apps seen before (fake: probe/0)
