@@ -9,11 +9,11 @@ from typing import Any
 from ops import testing
 
 from harness.errors import HarnessError, UnknownName
-from harness.observations import Databag, UnitStatus
+from harness.observations import Databag, HookRecord, UnitStatus
 from harness.ports import ActionResult, AppSpec
 from harness.twin.charms import CharmSource
 from harness.twin.model import App, RelationEnd, TwinRelation, Unit
-from harness.twin.world import MODEL_NAME, Dispatched, Twin
+from harness.twin.world import MODEL_NAME, Dispatched, Twin, iso
 from harness.versions import CharmVersion, Versions
 
 SIMULATED = "(simulated)"
@@ -275,6 +275,22 @@ class TwinJuju:
         for remote in sorted(twin.apps[other.app].units, key=lambda u: u.number):
             if remote is not unit:
                 yield bag(remote.name, "unit", relation.unit_data.get(remote.name, {}))
+
+    def hook_records(self) -> tuple[HookRecord, ...]:
+        """Every hook the twin's uniter handled (source ``twin``): ran, failed or skipped
+        (a skipped one says why in ``detail``)."""
+        return tuple(
+            HookRecord(
+                unit=item.unit,
+                time=iso(item.time),
+                kind="hook",
+                source="twin",
+                hook=item.hook,
+                outcome=item.outcome,
+                detail=item.detail or item.cause,
+            )
+            for item in self._twin.dispatched
+        )
 
     async def debug_log(self) -> str:
         self._twin.require_node()

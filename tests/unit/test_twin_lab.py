@@ -18,6 +18,7 @@ from harness.observe.journal import read_journal
 from harness.ports import Lab
 from harness.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, ROUTER, default_stack
 from harness.twin import make_lab
+from harness.twin.juju import TwinJuju
 
 PROBE_DIR = Path(__file__).resolve().parents[2] / "charms" / "probe"
 
@@ -157,6 +158,12 @@ async def test_a_hook_ops_testing_cannot_dispatch_is_logged_as_not_run(tmp_path:
     lines = (await lab.juju.debug_log()).splitlines()[mark:]
     assert any('"leader-settings-changed" hook not run' in line for line in lines)
     assert "leader-settings-changed" not in await hooks_since(lab, mark, "probe/1")
+    assert isinstance(lab.juju, TwinJuju)
+    skipped = [r for r in lab.juju.hook_records() if r.outcome == "skipped"]
+    assert any(
+        r.unit == "probe/1" and r.hook == "leader-settings-changed" and "ops.testing" in r.detail
+        for r in skipped
+    )
 
 
 async def test_container_restart_of_the_workload_keeps_the_pod_and_charm_container(
