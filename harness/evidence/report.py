@@ -14,6 +14,8 @@ from harness.evidence.times import duration, format_duration
 from harness.findings import Finding
 from harness.observations import ABSENT, Databag, FileState, HookRecord, PodIdentity, Snapshot
 
+DETAIL_CHARS = 200
+
 SIMULATED_BANNER = (
     "> **SIMULATED**: produced by the twin backend (an in-process simulation through "
     "ops.testing), not by a real Juju controller. It shows what the catalogue predicts; "
@@ -87,9 +89,15 @@ def _attention(e: Evidence) -> list[str]:
     for f in notable:
         lines.append(
             f"- **{f.verdict}** {f.check} `{f.subject}`: expected {f.expected}; "
-            f"observed {f.observed} ([source]({f.source}))" + (f". {f.detail}" if f.detail else "")
+            f"observed {f.observed} ([source]({f.source}))"
+            + (f". {_shorten(f.detail)}" if f.detail else "")
         )
     return lines
+
+
+def _shorten(text: str, limit: int = DETAIL_CHARS) -> str:
+    """Keep the summary short; the full text is in the findings table at the end."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
 def _observed_sequences(hooks: Sequence[HookRecord]) -> dict[tuple[str, str], list[str]]:
@@ -247,8 +255,11 @@ def _findings_section(findings: Sequence[Finding]) -> list[str]:
         return []
     lines = ["", "<details><summary>All findings</summary>", ""]
     lines += _table(
-        ("Check", "Subject", "Expected", "Observed", "Verdict", "Source"),
-        ((f.check, f.subject, f.expected, f.observed, f.verdict, f.source) for f in findings),
+        ("Check", "Subject", "Expected", "Observed", "Verdict", "Source", "Detail"),
+        (
+            (f.check, f.subject, f.expected, f.observed, f.verdict, f.source, f.detail)
+            for f in findings
+        ),
     )
     return [*lines, "", "</details>"]
 

@@ -110,3 +110,15 @@ def test_pipes_in_values_do_not_break_tables() -> None:
     text = render_report(replace(value, findings=(finding,)))
 
     assert "a\\|b" in text
+
+
+def test_long_details_are_shortened_in_the_summary_and_kept_in_the_table() -> None:
+    value = evidence()
+    long_detail = "why " * 200
+    finding = replace(value.findings[1], detail=long_detail)
+    text = render_report(replace(value, findings=(finding,)))
+
+    summary = text.split("## Deviations and known bugs")[1].split("## ")[0]
+    assert long_detail.strip() not in summary
+    assert "\u2026" in summary
+    assert long_detail.strip() in text.split("All findings")[1]
