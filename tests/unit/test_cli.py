@@ -699,3 +699,21 @@ def test_run_live_needs_the_packed_probe_charm(
     code, _, err = repro(capsys, "run", "lp2021891-pod-delete", "--backend", "live")
 
     assert_one_line_error(code, err, "probe charm", "charmcraft pack")
+
+
+@pytest.mark.parametrize("name", [s.name for s in SCENARIOS])
+def test_dry_run_plans_every_scenario(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    no_controller(monkeypatch)
+    chosen = next(s for s in SCENARIOS if s.name == name)
+
+    code, out, err = repro(capsys, "run", name, "--dry-run", "--juju", "2.9.43")
+
+    assert code == 0, err
+    lines = out.splitlines()
+    disrupt = lines.index(f"# disrupt: {chosen.disruption}")
+    read_log = next(i for i, line in enumerate(lines) if line.startswith("juju debug-log"))
+    commands = [line for line in lines[disrupt + 1 : read_log] if not line.startswith("#")]
+    assert commands  # the disruption's own commands, between the snapshots
+    assert "juju relate probe:database mysql-router-k8s:database" in lines
