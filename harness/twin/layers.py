@@ -5,7 +5,7 @@
 - storage volumes: outlive pods (ops.testing keeps them per Context and storage index).
 
 ops.testing mounts directories into a simulated container with ``Mount``s, but cannot
-mount ``/`` itself, so a root layer is offered as one mount per top-level directory;
+mount ``/`` itself, so a root layer is offered as one mount per top-level entry, and
 whatever the charm creates beside them is moved into the layer after the hook (see
 ``harvest``).
 """
@@ -20,13 +20,6 @@ from pathlib import Path, PurePosixPath
 from ops.testing import Mount
 
 from harness.observations import ABSENT, DIRECTORY, FileState
-
-# Top-level directories of a Linux root filesystem (FHS), offered as mounts even when
-# empty so that a charm pushing to /etc/... writes into the layer.
-TOP_LEVEL = (
-    "bin", "boot", "etc", "home", "lib", "media", "mnt", "opt", "root", "run", "sbin",
-    "srv", "tmp", "usr", "var",
-)  # fmt: skip
 
 
 def fresh_dir(path: Path) -> Path:
@@ -56,15 +49,13 @@ def link(root: Path, container_path: str, target: Path) -> None:
 
 
 def mounts(root: Path) -> dict[str, Mount]:
-    """ops.testing mounts offering the layer ``root`` as the container's whole filesystem."""
-    names = set(TOP_LEVEL) | {p.name for p in root.iterdir()}
-    result: dict[str, Mount] = {}
-    for name in sorted(names):
-        source = root / name
-        if not source.exists() and not source.is_symlink():
-            source.mkdir()
-        result[f"twin-root-{name}"] = Mount(location=f"/{name}", source=source)
-    return result
+    """ops.testing mounts offering the layer ``root`` as the container's whole filesystem:
+    one per top-level entry. A top-level directory the charm creates during a hook is
+    moved into the layer afterwards (``harvest``) and mounted from the next hook on."""
+    return {
+        f"twin-root-{entry.name}": Mount(location=f"/{entry.name}", source=entry)
+        for entry in sorted(root.iterdir(), key=lambda p: p.name)
+    }
 
 
 def harvest(simulated_root: Path, layer: Path) -> None:
