@@ -17,10 +17,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, NoReturn, TextIO
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
 
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.versions import JujuVersion
+
+if TYPE_CHECKING:
+    from harness.run import RunResult
+    from harness.scenarios import Scenario
+    from harness.stack import Stack
 
 BOOTSTRAP_FIX = "bootstrap one with `juju bootstrap microk8s`, or pass --backend twin"
 _UNIT = re.compile(r"^[a-z][a-z0-9-]*/\d+$")
@@ -272,7 +277,7 @@ def _probe_charm(args: argparse.Namespace, backend: str) -> str:
     )
 
 
-def _targets_for(scenario: Any, app: str | None, stack_apps: Sequence[str]) -> Any:
+def _targets_for(scenario: Scenario, app: str | None, stack_apps: Sequence[str]) -> Scenario:
     from harness.disrupt.base import Target
 
     if app is None:
@@ -330,11 +335,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 async def _run(
     args: argparse.Namespace,
     backend: str,
-    scenario: Any,
-    stack: Any,
+    scenario: Scenario,
+    stack: Stack,
     folder: Path,
     juju: JujuVersion | None,
-) -> Any:
+) -> RunResult:
     from harness.deploy import deploy_stack
     from harness.run import run_scenario
 
