@@ -99,6 +99,7 @@ class _Axis:
 
         x = float(LEFT + 30)
         anchors: list[tuple[float, float]] = []
+        self.mark_times: list[tuple[float, str]] = []  # x and time text of each column
         position = 0
         while position < len(events):
             moment = events[position][0]
@@ -120,6 +121,9 @@ class _Axis:
                 elif kind == 2:
                     self.x_of_edge[(index, edge)] = x + max(width, 1) * COLUMN - COLUMN / 2
             anchors.append((moment, x))
+            first_mark = next((e[2] for e in batch if e[1] == 1), None)
+            if first_mark is not None:
+                self.mark_times.append((x, records[first_mark].time))
             x += width * COLUMN
             if position < len(events):
                 gap = events[position][0] - moment
@@ -305,12 +309,13 @@ def _steps(svg: ET.Element, steps: Sequence[Step], axis: _Axis, top: float, bott
 
 def _axis_ticks(svg: ET.Element, steps: Sequence[Step], axis: _Axis, y: float) -> None:
     group = _sub(svg, "g", class_="axis")
+    # Step edges when there are steps (a run); else the hooks' own times (a debug-log).
     ticks = sorted(
         (x, text)
         for index, step in enumerate(steps)
         for edge, text in (("start", step.start), ("end", step.end))
         if (x := axis.x_of_edge.get((index, edge))) is not None
-    )
+    ) or sorted(axis.mark_times)
     labelled = -1e9
     for x, text in ticks:
         _sub(group, "line", x1=_fmt(x), y1=_fmt(y), x2=_fmt(x), y2=_fmt(y + 6), stroke="#616161")

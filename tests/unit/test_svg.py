@@ -171,3 +171,14 @@ def test_a_unit_with_journal_records_only_gets_labelled_marks() -> None:
     text = mark.find("svg:text", NS)
     assert text is not None
     assert text.text == "stop"
+
+
+def test_without_steps_the_axis_shows_the_hooks_own_times() -> None:
+    records = [
+        HookRecord("am/0", "08:36:30", "hook", "debug-log", "install", "ok"),
+        HookRecord("am/0", "08:40:00", "hook", "debug-log", "start", "ok"),
+    ]
+    root = parse(render_timeline_svg(records, title="log"))
+
+    ticks = [t.text for t in root.findall(".//svg:g[@class='axis']/svg:text", NS)]
+    assert ticks == ["08:36:30", "08:40:00"]
