@@ -354,7 +354,9 @@ async def _run(
     from harness.twin import make_lab
 
     version = str(juju) if juju else "3.6"
-    lab = make_lab(juju_version=version)
+    # A probe charm directory given on the command line is the code the twin runs.
+    given = Path(args.probe_charm) if args.probe_charm else None
+    lab = make_lab(juju_version=version, probe_dir=given if given and given.is_dir() else None)
     print(f"model: {lab.juju.model_name} (SIMULATED, Juju {version})", flush=True)
     await deploy_stack(lab, stack)
     return await run_scenario(lab, scenario, stack, folder, juju_version=version)
