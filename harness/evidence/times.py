@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
+_FRACTION = re.compile(r"[.,](\d+)")
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d+))?$")
 
 
@@ -15,8 +16,12 @@ def parse_instant(text: str) -> datetime | None:
     value = text.strip()
     if not value or len(value) < 10 or value[4] != "-":
         return None
+    # Python 3.10's fromisoformat takes neither "Z" nor fractions other than 3 or 6 digits.
+    value = _FRACTION.sub(
+        lambda m: "." + (m.group(1) + "000000")[:6], value.replace("Z", "+00:00")
+    )
     try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(value)
     except ValueError:
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
