@@ -16,7 +16,7 @@ PROBE_DATABAG_KEY = "probe-check"
 
 
 async def deploy_stack(lab: Lab, stack: Stack) -> tuple[Step, ...]:
-    """Deploy every app, relate them, settle, then write markers and databag values."""
+    """Deploy every app, relate them, settle, then write databag values and markers."""
     steps: list[Step] = []
     start = lab.clock.now().isoformat()
     for spec in stack.apps:
@@ -30,23 +30,46 @@ async def deploy_stack(lab: Lab, stack: Stack) -> tuple[Step, ...]:
     steps.append(await wait_settled(lab, stack.app_names, expected))
 
     start = lab.clock.now().isoformat()
-    for app in (PROBE, PROBE_PEER):
-        if app not in stack.app_names:
-            continue
+    for app in _probe_apps(stack):
         for unit in await lab.juju.units(app):
-            await _mark_unit(lab, app, unit)
-    steps.append(Step("mark", start, lab.clock.now().isoformat(), "markers and databag values"))
+            await _set_databags(lab, app, unit)
+    steps.append(Step("databags", start, lab.clock.now().isoformat(), "probe databag values"))
     steps.append(await wait_settled(lab, stack.app_names, expected))
+    steps.append(await mark_stack(lab, stack))
     return tuple(steps)
 
 
-async def _mark_unit(lab: Lab, app: str, unit: str) -> None:
-    """A workload marker and a value in each probe databag this unit may write."""
-    await lab.juju.run_action(
-        unit,
-        "write-marker",
-        {"container": "workload", "path": PROBE_WORKLOAD_MARKER, "content": unit},
-    )
+async def mark_stack(lab: Lab, stack: Stack) -> Step:
+    """Write every marker a snapshot checks: before each run, since a disruption wipes them.
+
+    The probe writes its workload marker itself (an action, so it is what the charm sees);
+    the harness seeds the others straight into the container through the cluster port.
+    """
+    start = lab.clock.now().isoformat()
+    for app in _probe_apps(stack):
+        for unit in await lab.juju.units(app):
+            await lab.juju.run_action(
+                unit,
+                "write-marker",
+                {"container": "workload", "path": PROBE_WORKLOAD_MARKER, "content": unit},
+            )
+    for watched in stack.watched:
+        if not watched.seed:
+            continue
+        for unit in await lab.juju.units(watched.app):
+            pod = unit.replace("/", "-")
+            await lab.cluster.write_file(
+                pod, watched.container, watched.path, f"{unit}: written by the harness\n"
+            )
+    return Step("mark", start, lab.clock.now().isoformat(), "workload markers and seeded files")
+
+
+def _probe_apps(stack: Stack) -> tuple[str, ...]:
+    return tuple(app for app in (PROBE, PROBE_PEER) if app in stack.app_names)
+
+
+async def _set_databags(lab: Lab, app: str, unit: str) -> None:
+    """A value in each probe databag this unit may write (the app one only as leader)."""
     endpoint = "probe-provider" if app == PROBE else "probe-requirer"
     await lab.juju.run_action(
         unit,

@@ -108,22 +108,29 @@ def lab(
     harness_options: HarnessOptions,
     tmp_path_factory: pytest.TempPathFactory,
     event_loop: asyncio.AbstractEventLoop,
-) -> Lab:
+) -> Iterator[Lab]:
     """One Juju model (live, from pytest-operator's ops_test) or one twin, per module."""
     if harness_options.backend == "twin":
         from harness.twin import make_lab
 
-        return make_lab(
+        yield make_lab(
             juju_version=harness_options.juju_version,
             workdir=tmp_path_factory.mktemp("twin"),
         )
+        return
     missing = live_prerequisites_missing()
     if missing:
         pytest.skip(f"needs a live Juju controller on MicroK8s: {missing}")
-    from harness.live.lab import lab_from_ops_test
+    from harness.live.lab import close_lab, lab_from_ops_test, open_lab
 
     ops_test = request.getfixturevalue("ops_test")
-    return lab_from_ops_test(ops_test)
+    live = lab_from_ops_test(ops_test)
+    print(f"\nJuju model: {live.juju.model_name}")
+    event_loop.run_until_complete(open_lab(live))
+    try:
+        yield live
+    finally:
+        event_loop.run_until_complete(close_lab(live))
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.deploy import deploy_stack
+from harness.deploy import deploy_stack, mark_stack
 from harness.options import HarnessOptions
 from harness.ports import Lab
 from harness.run import RunResult, run_scenario
@@ -40,6 +40,8 @@ class Deployment:
 
     async def run(self, name: str) -> RunResult:
         if name not in self._runs:
+            if self._runs:  # an earlier disruption may have wiped the markers
+                await mark_stack(self.lab, self.stack)
             self._runs[name] = await run_scenario(
                 self.lab,
                 scenario(name),
