@@ -22,7 +22,7 @@ NEEDS_PATH = "pass the probe's .charm file (--probe-charm PATH)"
 
 class CharmRefresh(Disruption):
     name: ClassVar[str] = "charm-refresh"
-    summary: ClassVar[str] = "juju refresh with the same charm: upgrade-charm on the same pods"
+    summary: ClassVar[str] = "juju refresh with the same charm: pods roll, upgrade-charm on each"
 
     def __init__(self, *, charm_path: str | None = None, timeout: float = WAIT_TIMEOUT) -> None:
         self.charm_path = charm_path
