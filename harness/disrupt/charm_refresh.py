@@ -1,4 +1,4 @@
-"""charm-refresh: ``juju refresh APP --path <the same .charm>``: upgrade-charm, same pods.
+"""charm-refresh: ``juju refresh APP --path <the same .charm>``: the pods roll, upgrade-charm.
 
 We refresh to the same local charm rather than ``--channel`` (Charmhub will not refresh to
 the revision already running, so that is a no-op error); a local refresh always makes a new
