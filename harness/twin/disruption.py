@@ -188,9 +188,12 @@ class _Run:
         finally:
             self.ctx.juju_version = saved
 
-    def _fresh_root(self, container: str) -> Path:
+    def _next(self) -> int:
         self._serial += 1
-        root = layers.fresh_dir(self.workdir / f"{container}-{self._serial}")
+        return self._serial
+
+    def _fresh_root(self, container: str) -> Path:
+        root = layers.fresh_dir(self.workdir / f"{container}-{self._next()}")
         self.roots[container] = root
         return root
 
@@ -240,10 +243,26 @@ class _Run:
         return replace(state, stored_states=frozenset(), deferred=[])
 
     def new_unit(self, state: testing.State) -> testing.State:
-        """scale-down-up: a new unit; its own unit databags start from Juju's defaults."""
-        state = self.new_pod(state)
+        """scale-down-up: a new unit with its own new volumes; its unit databags start
+        again from Juju's defaults."""
+        containers = []
+        for c in state.containers:
+            fresh = {}
+            for name, mount in c.mounts.items():
+                if name in self.storage_mounts:
+                    volume = layers.fresh_dir(self.workdir / f"volume-{name}-{self._next()}")
+                    fresh[name] = replace(mount, source=volume)
+            containers.append(replace(c, mounts={**c.mounts, **fresh}))
+        state = self.new_pod(replace(state, containers=frozenset(containers)))
         relations = [replace(r, local_unit_data=_juju_defaults(r)) for r in state.relations]
-        return replace(state, relations=frozenset(relations), stored_states=frozenset())
+        # A new unit gets new storage instances (new indices, so new directories).
+        storages = [testing.Storage(s.name) for s in state.storages]
+        return replace(
+            state,
+            relations=frozenset(relations),
+            storages=frozenset(storages),
+            stored_states=frozenset(),
+        )
 
     def disrupt(
         self,

@@ -380,7 +380,8 @@ class Twin:
         except testing.errors.UncaughtCharmError as e:
             # As Juju: the hook's relation data and status are not committed.
             unit.status = testing.ErrorStatus(f'hook failed: "{hook}"')
-            cause_text = str(e.__cause__ or e)
+            error = e.__cause__ or e
+            cause_text = f"exit status 1 (simulated: {type(error).__name__}: {error})"
             self._record(unit, hook, moment, "failed", cause, cause_text, reboot)
             return
         if is_attach:
