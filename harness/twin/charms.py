@@ -7,6 +7,7 @@ Metadata is read once per charm (not per hook): a full ``charmcraft.yaml`` dict,
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
@@ -117,13 +118,28 @@ def probe_source(probe_dir: Path | None = None) -> CharmSource:
         )
     src = str(root / "src")
     if src not in sys.path:
-        sys.path.insert(0, src)
-    module = importlib.import_module("charm")
+        sys.path.insert(0, src)  # charm.py imports its sibling modules by name
+    module = _load_module(root / "src" / "charm.py")
     charm_type = getattr(module, "ProbeCharm", None)
     if charm_type is None or not issubclass(charm_type, ops.CharmBase):
         raise HarnessError(f"{root}/src/charm.py has no ProbeCharm", "check the probe charm")
     meta = yaml.safe_load(charmcraft.read_text())
     return CharmSource("probe", charm_type, meta, around_hook=_probe_around_hook(module))
+
+
+def _load_module(path: Path) -> Any:
+    """The probe's charm.py as a module: ``charm`` when that is already this file, else
+    under its own name, so a charm author's own ``charm`` module is never taken for it."""
+    loaded = sys.modules.get("charm")
+    if loaded is not None and Path(getattr(loaded, "__file__", "") or "").resolve() == path:
+        return loaded
+    spec = importlib.util.spec_from_file_location("harness_twin_probe_charm", path)
+    if spec is None or spec.loader is None:
+        raise HarnessError(f"cannot load {path}", "check the probe charm's source")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def _probe_around_hook(charm_module: Any) -> AroundHook:
