@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -307,11 +308,7 @@ class TwinJuju:
             charms=tuple(
                 CharmVersion(
                     app=app.name,
-                    charm=(
-                        f"{app.charm.name} (simulated stand-in)"
-                        if app.charm.simulated_stand_in
-                        else app.charm_ref
-                    ),
+                    charm=_charm_label(app),
                     channel=app.channel,
                     revision=app.revision,
                 )
@@ -321,6 +318,17 @@ class TwinJuju:
 
     async def reconnect(self) -> None:
         self._twin.require_node()
+
+
+def _charm_label(app: App) -> str:
+    """What ran: a stand-in says so; a local charm by its name, not this machine's path
+    (so bundles from two checkouts are the same)."""
+    if app.charm.simulated_stand_in:
+        return f"{app.charm.name} (simulated stand-in)"
+    ref = app.charm_ref
+    if "/" in ref or ref.endswith(".charm"):
+        return f"{PurePath(ref.rstrip('/')).name} (local)"
+    return ref
 
 
 def _typed_params(spec: Mapping[str, Any], params: Mapping[str, object]) -> dict[str, Any]:
