@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import PurePath
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import PurePath
 from typing import Any
 
 from ops import testing
