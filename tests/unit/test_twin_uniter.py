@@ -10,7 +10,7 @@ import pytest
 from ops import testing
 
 from harness.catalogue import load
-from harness.errors import UnknownName
+from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
 from harness.observe.debug_log import parse_lines
 from harness.ports import AppSpec
 from harness.twin import TwinClock, make_lab
@@ -105,3 +105,67 @@ async def test_the_clock_only_moves_when_the_twin_does() -> None:
     await clock.sleep(30)
     assert (clock.now() - start).total_seconds() == pytest.approx(30.001)
     assert clock.monotonic() < clock.monotonic()
+
+
+class PingPong(ops.CharmBase):
+    """Writes a new value on every relation-changed: Juju would never settle either."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.link_relation_changed, self._bump)
+        framework.observe(self.on.link_relation_created, self._bump)
+
+    def _bump(self, event: ops.RelationEvent) -> None:
+        bag = event.relation.data[self.unit]
+        bag["n"] = str(int(bag.get("n", "0")) + 1)
+
+
+PING_META = {"name": "ping", "provides": {"link": {"interface": "pp"}}}
+PONG_META = {"name": "pong", "requires": {"link": {"interface": "pp"}}}
+
+
+async def test_a_relation_changed_loop_is_stopped_with_a_one_line_error(tmp_path: Path) -> None:
+    charms = {
+        "ping": CharmSource("ping", PingPong, PING_META),
+        "pong": CharmSource("pong", PingPong, PONG_META),
+    }
+    lab = make_lab(workdir=tmp_path, charms=charms)
+    await lab.juju.deploy(AppSpec("ping", "ping"))
+    await lab.juju.deploy(AppSpec("pong", "pong"))
+    with pytest.raises(HarnessError, match="relation-changed kept firing") as caught:
+        await lab.juju.integrate("ping:link", "pong:link")
+    assert "\n" not in str(caught.value)
+
+
+async def test_bad_port_calls_are_one_line_errors(tmp_path: Path) -> None:
+    charms = {"ping": CharmSource("ping", PingPong, PING_META)}
+    lab = make_lab(workdir=tmp_path, charms=charms)
+    await lab.juju.deploy(AppSpec("ping", "ping"))
+    await lab.juju.deploy(AppSpec("mysql-k8s", "mysql-k8s"))
+    with pytest.raises(HarnessError, match="already deployed"):
+        await lab.juju.deploy(AppSpec("ping", "ping"))
+    with pytest.raises(HarnessError, match="mysql_client"):
+        await lab.juju.integrate("ping:link", "mysql-k8s:database")
+    with pytest.raises(HarnessError, match="no config option"):
+        await lab.juju.set_config("ping", {"colour": "red"})
+    with pytest.raises(UnknownName, match="ping-0"):
+        await lab.cluster.delete_pod("ping-7")
+    await lab.node.stop()
+    with pytest.raises(WaitTimeout, match="node"):
+        await lab.node.wait_ready(30)
+    with pytest.raises(EnvironmentUnavailable, match="node"):
+        await lab.cluster.pods("ping")
+    await lab.node.start()
+    await lab.node.wait_ready(30)
+
+
+async def test_write_file_lands_in_the_containers_current_root(tmp_path: Path) -> None:
+    lab = make_lab(workdir=tmp_path)
+    await lab.juju.deploy(AppSpec("mysql-router-k8s", "mysql-router-k8s"))
+    path = "/etc/mysqlrouter/.harness-marker"
+    await lab.cluster.write_file("mysql-router-k8s-0", "mysql-router", path, "x")
+    (found,) = await lab.cluster.list_files("mysql-router-k8s-0", "mysql-router", [path])
+    assert found.digest.startswith("sha256:")
+    await lab.cluster.kill_pid1("mysql-router-k8s-0", "mysql-router")
+    (gone,) = await lab.cluster.list_files("mysql-router-k8s-0", "mysql-router", [path])
+    assert gone.digest == "absent"
