@@ -64,7 +64,7 @@ NAMESPACE = MODEL_NAME
 _NS = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/juju-lifecycle-harness/twin")
 MODEL_UUID = str(uuid.uuid5(_NS, MODEL_NAME))
 NODE_NAME = "twin-simulated-node"
-MAX_CASCADE = 500  # relation-changed hooks after one operation before we call it a loop
+MAX_CASCADE = 200  # relation-changed hooks after one operation before we call it a loop
 
 
 def iso(moment: datetime) -> str:
