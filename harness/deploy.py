@@ -56,10 +56,10 @@ async def mark_stack(lab: Lab, stack: Stack) -> Step:
     for watched in stack.watched:
         if not watched.seed:
             continue
-        for unit in await lab.juju.units(watched.app):
-            pod = unit.replace("/", "-")
+        # Pods by identity, not by unit number: after scaling, probe/1 may live in probe-0.
+        for pod in await lab.cluster.pods(watched.app):
             await lab.cluster.write_file(
-                pod, watched.container, watched.path, f"{unit}: written by the harness\n"
+                pod.name, watched.container, watched.path, f"{pod.unit}: written by the harness\n"
             )
     return Step("mark", start, lab.clock.now().isoformat(), "workload markers and seeded files")
 

@@ -63,7 +63,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "charm-refresh",
         "charm-refresh",
         (Target(PROBE),),
-        "juju refresh with the same charm: pods roll, highest ordinal first, upgrade-charm on each",
+        "juju refresh with the same charm: pods roll, highest ordinal first, upgrade-charm",
     ),
     Scenario(
         "scale-down-up",

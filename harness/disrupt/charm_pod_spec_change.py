@@ -36,6 +36,13 @@ class CharmPodSpecChange(Disruption):
                 f"{target.app} has no pods in namespace {lab.cluster.namespace}",
                 "deploy it and wait until it is settled",
             )
+        # The patch needs cluster-scoped trust; without it the probe only blocks, so grant it
+        # as part of the disruption (idempotent) rather than fail after a long wait.
+        trust, _ = await timed(
+            lab,
+            f"juju trust {target.app} --scope=cluster",
+            lambda: lab.juju.trust(target.app),
+        )
         value = token(lab, self.name)
         config, _ = await timed(
             lab,
@@ -48,10 +55,11 @@ class CharmPodSpecChange(Disruption):
             f"wait for every {target.app} pod to be replaced",
             lambda: wait_all_replaced(lab, target.app, before, self.timeout),
         )
-        return (config, wait)
+        return (trust, config, wait)
 
     def plan(self, lab_model: str, namespace: str, target: Target) -> tuple[str, ...]:
         return (
+            f"juju trust -m {lab_model} {target.app} --scope=cluster",
             f"juju config -m {lab_model} {target.app} {OPTION}=charm-pod-spec-change-<time>",
             f"kubectl -n {namespace} rollout status statefulset/{target.app} "
             f"--timeout={self.timeout:.0f}s",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
@@ -101,20 +102,41 @@ class CharmSource:
         return text
 
 
+PROBE_DIR_ENV = "PROBE_CHARM_DIR"
+
+
 def repo_root() -> Path:
     """The checkout this package lives in (charms/probe sits beside harness/)."""
     return Path(__file__).resolve().parents[2]
 
 
+def default_probe_dir() -> Path:
+    """Where the probe's source is: $PROBE_CHARM_DIR, beside the package, or ./charms/probe.
+
+    An installed wheel (tox, pip) has no charms/ beside it; the checkout it was installed
+    from is then the working directory, as in tox and the README's commands.
+    """
+    candidates = [
+        Path(os.environ[PROBE_DIR_ENV]) if os.environ.get(PROBE_DIR_ENV) else None,
+        repo_root() / "charms" / "probe",
+        Path.cwd() / "charms" / "probe",
+    ]
+    for candidate in candidates:
+        if candidate is not None and (candidate / "src" / "charm.py").is_file():
+            return candidate
+    return repo_root() / "charms" / "probe"
+
+
 @cache
 def probe_source(probe_dir: Path | None = None) -> CharmSource:
     """The REAL probe charm: its class from src/charm.py and its charmcraft.yaml."""
-    root = (probe_dir or repo_root() / "charms" / "probe").resolve()
+    root = (probe_dir or default_probe_dir()).resolve()
     charmcraft = root / "charmcraft.yaml"
     if not (root / "src" / "charm.py").is_file() or not charmcraft.is_file():
         raise HarnessError(
             f"the probe charm is not at {root}",
-            "run from a checkout of the harness, or pass probe_dir= to make_lab",
+            f"run from a checkout of the harness, set {PROBE_DIR_ENV}, "
+            "or pass probe_dir= to make_lab",
         )
     src = str(root / "src")
     if src not in sys.path:

@@ -12,7 +12,8 @@ def test_every_scenario_uses_a_known_disruption_and_a_stack_app() -> None:
     apps = default_stack("probe.charm").app_names
     for item in SCENARIOS:
         assert item.disruption in NAMES
-        assert item.targets and all(t.app in apps for t in item.targets)
+        assert item.targets
+        assert all(t.app in apps for t in item.targets)
 
 
 def test_every_disruption_has_a_scenario() -> None:
@@ -24,7 +25,8 @@ def test_unknown_scenario_names_the_valid_ones() -> None:
         scenario("pod-delete-typo")
     message = str(caught.value)
     assert "\n" not in message
-    assert "lp2021891-pod-delete" in message and "pod-delete-typo" in message
+    assert "lp2021891-pod-delete" in message
+    assert "pod-delete-typo" in message
 
 
 def test_stack_relates_probe_to_router_and_to_its_peer_app() -> None:
