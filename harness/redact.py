@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-SECRET_WORDS: tuple[str, ...] = ("password", "key", "token", "secret")
+SECRET_WORDS: tuple[str, ...] = ("password", "passwd", "key", "token", "secret")
+REDACTED_PREFIX = "<redacted "
 
 
 def looks_secret(key: str) -> bool:
@@ -24,8 +25,13 @@ def digest(value: str) -> str:
 
 
 def redacted(value: str) -> str:
-    """``<redacted sha256:1a2b3c4d>``: enough to tell two values apart, not to read one."""
-    return f"<redacted {digest(value)[:15]}>"
+    """``<redacted sha256:1a2b3c4d>``: enough to tell two values apart, not to read one.
+
+    Already-redacted values are returned as they are, so redacting twice changes nothing.
+    """
+    if value.startswith(REDACTED_PREFIX):
+        return value
+    return f"{REDACTED_PREFIX}{digest(value)[:15]}>"
 
 
 def comparable(key: str, value: str) -> str:

@@ -8,9 +8,7 @@ defence: the verdict and observers should already have done it.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -34,16 +32,13 @@ from harness.observations import (
     UnitStatus,
 )
 from harness.ports import Backend
+from harness.redact import REDACTED_PREFIX, looks_secret, redacted
 from harness.versions import CharmVersion, Versions
 
 SCHEMA_VERSION = "1"
 BUNDLE_FILE = "bundle.json"
 REPORT_FILE = "report.md"
 TIMELINE_FILE = "timeline.svg"
-
-# Any key naming a password, key, token or secret (including Juju's "secret-" fields).
-_SECRET_KEY = re.compile(r"password|passwd|key|token|secret", re.IGNORECASE)
-_REDACTED_PREFIX = "<redacted"
 
 
 @dataclass(frozen=True)
@@ -76,25 +71,13 @@ class Evidence:
 # --- redaction -------------------------------------------------------------------------
 
 
-def looks_secret(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key))
-
-
-def redacted(value: str) -> str:
-    """``<redacted sha256:XXXXXXXX>``: equal values stay comparable, the value is not shown."""
-    if value.startswith(_REDACTED_PREFIX):
-        return value
-    digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:8]
-    return f"<redacted sha256:{digest}>"
-
-
 def _secret_values(snapshots: Iterable[Snapshot | None]) -> set[str]:
     found: set[str] = set()
     for snapshot in snapshots:
         for bag in snapshot.relations if snapshot else ():
             for key, value in bag.data.items():
                 # Very short values would redact unrelated text ("1", "ok"); skip them.
-                if looks_secret(key) and len(value) >= 4 and not value.startswith("<redacted"):
+                if looks_secret(key) and len(value) >= 4 and not value.startswith(REDACTED_PREFIX):
                     found.add(value)
     return found
 

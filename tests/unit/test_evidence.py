@@ -14,7 +14,7 @@ from evidence_samples import PASSWORD, evidence, snapshots
 
 from harness.errors import HarnessError
 from harness.evidence import read_bundle, to_json, write_bundle
-from harness.evidence.bundle import redacted
+from harness.redact import redacted
 
 
 def shipped_schema() -> dict[str, object]:
