@@ -92,7 +92,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     bundles = [value for name, value in item.user_properties if name == "evidence"]
-    if report.when == "call" and report.failed and bundles:
+    if report.failed and bundles:
         lines = "\n".join(f"{Path(str(b)) / 'report.md'}" for b in bundles)
         report.sections.append(("evidence (paste report.md into the bug)", lines))
 
@@ -149,10 +149,14 @@ def stack(
         else:
             ops_test = request.getfixturevalue("ops_test")
             probe_charm = str(event_loop.run_until_complete(ops_test.build_charm(charm_dir)))
-    from harness.session import Deployment
+    from harness.session import DEPLOY_FOLDER, Deployment
 
     deployment = Deployment.for_options(lab, harness_options, probe_charm)
-    event_loop.run_until_complete(deployment.deploy())
+    try:
+        event_loop.run_until_complete(deployment.deploy())
+    except Exception as exc:
+        report = deployment.evidence_dir / DEPLOY_FOLDER / "report.md"
+        raise RuntimeError(f"deploying the stack failed; evidence: {report}") from exc
     return deployment
 
 

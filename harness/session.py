@@ -7,13 +7,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.deploy import deploy_stack, mark_stack
+from harness.evidence.bundle import Evidence, write_bundle
 from harness.options import HarnessOptions
 from harness.ports import Lab
-from harness.run import RunResult, run_scenario
+from harness.run import RunResult, deploy_commands, one_line, run_scenario
 from harness.scenarios import scenario
 from harness.stack import Stack, default_stack
+from harness.versions import Versions
 
 log = logging.getLogger(__name__)
+
+DEPLOY_FOLDER = "deploy"  # the bundle written when deploying the stack itself fails
 
 
 class Deployment:
@@ -36,7 +40,29 @@ class Deployment:
         return cls(lab, stack, options.evidence_dir, options.juju_version)
 
     async def deploy(self) -> None:
-        await deploy_stack(self.lab, self.stack)
+        """Deploy the stack; if that fails, leave a bundle saying how far it got."""
+        try:
+            await deploy_stack(self.lab, self.stack)
+        except BaseException as exc:
+            folder = self.evidence_dir / DEPLOY_FOLDER
+            write_bundle(self._deploy_evidence(one_line(exc)), folder)
+            log.error("deploying the stack failed; evidence: %s", folder)
+            raise
+
+    def _deploy_evidence(self, error: str) -> Evidence:
+        return Evidence(
+            scenario=DEPLOY_FOLDER,
+            backend=self.lab.backend,
+            simulated=self.lab.simulated,
+            versions=Versions(),
+            steps=(),
+            before=None,
+            after=None,
+            hooks=(),
+            findings=(),
+            commands=deploy_commands(self.stack),
+            error=error,
+        )
 
     async def run(self, name: str) -> RunResult:
         if name not in self._runs:
