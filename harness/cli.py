@@ -268,9 +268,11 @@ def _probe_charm(args: argparse.Namespace, backend: str) -> str:
             )
         return str(args.probe_charm)
     if backend == "twin":
-        return str(Path(__file__).resolve().parent.parent / "charms" / "probe")
+        from harness.twin.charms import default_probe_dir
+
+        return str(default_probe_dir())
     if args.dry_run:
-        return "./probe_ubuntu-22.04-amd64.charm"
+        return "./charms/probe/probe_amd64.charm"
     raise HarnessError(
         "the live backend needs the packed probe charm",
         "run charmcraft pack in charms/probe, then pass --probe-charm ./probe_*.charm",
