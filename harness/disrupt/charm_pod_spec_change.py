@@ -11,8 +11,13 @@ from typing import ClassVar
 
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.pod_spec_change import token
-from harness.disrupt.steps import WAIT_TIMEOUT, pods_by_unit, timed, wait_all_replaced, waited_step
-from harness.errors import HarnessError
+from harness.disrupt.steps import (
+    WAIT_TIMEOUT,
+    existing_pods,
+    timed,
+    wait_all_replaced,
+    waited_step,
+)
 from harness.observations import Step
 from harness.ports import Lab
 
@@ -30,12 +35,7 @@ class CharmPodSpecChange(Disruption):
         self.timeout = timeout
 
     async def apply(self, lab: Lab, target: Target) -> tuple[Step, ...]:
-        before = await pods_by_unit(lab, target.app)
-        if not before:
-            raise HarnessError(
-                f"{target.app} has no pods in namespace {lab.cluster.namespace}",
-                "deploy it and wait until it is settled",
-            )
+        before = await existing_pods(lab, target.app)
         # The patch needs cluster-scoped trust; without it the probe only blocks, so grant it
         # as part of the disruption (idempotent) rather than fail after a long wait.
         trust, _ = await timed(

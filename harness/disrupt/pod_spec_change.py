@@ -10,8 +10,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from harness.disrupt.base import Disruption, Target
-from harness.disrupt.steps import WAIT_TIMEOUT, pods_by_unit, timed, wait_all_replaced, waited_step
-from harness.errors import HarnessError
+from harness.disrupt.steps import (
+    WAIT_TIMEOUT,
+    existing_pods,
+    timed,
+    wait_all_replaced,
+    waited_step,
+)
 from harness.observations import Step
 from harness.ports import Lab
 
@@ -32,12 +37,7 @@ class PodSpecChange(Disruption):
         self.timeout = timeout
 
     async def apply(self, lab: Lab, target: Target) -> tuple[Step, ...]:
-        before = await pods_by_unit(lab, target.app)
-        if not before:
-            raise HarnessError(
-                f"{target.app} has no pods in namespace {lab.cluster.namespace}",
-                "deploy it and wait until it is settled",
-            )
+        before = await existing_pods(lab, target.app)
         value = token(lab, self.name)
         patch, _ = await timed(
             lab,

@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from harness.disrupt.base import Disruption, Target
-from harness.disrupt.steps import WAIT_TIMEOUT, pods_by_unit, timed, wait_all_replaced, waited_step
+from harness.disrupt.steps import (
+    WAIT_TIMEOUT,
+    existing_pods,
+    timed,
+    wait_all_replaced,
+    waited_step,
+)
 from harness.errors import HarnessError
 from harness.observations import Step
 from harness.ports import Lab
@@ -36,7 +42,7 @@ class ResourceRefresh(Disruption):
 
     async def apply(self, lab: Lab, target: Target) -> tuple[Step, ...]:
         name, image = resource_of(target)
-        before = await pods_by_unit(lab, target.app)
+        before = await existing_pods(lab, target.app)
         refresh, _ = await timed(
             lab,
             f"juju refresh {target.app} --resource {name}",

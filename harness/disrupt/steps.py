@@ -63,6 +63,17 @@ async def pods_by_unit(lab: Lab, app: str) -> dict[str, PodIdentity]:
     return {p.unit: p for p in await lab.cluster.pods(app)}
 
 
+async def existing_pods(lab: Lab, app: str) -> dict[str, PodIdentity]:
+    """The app's pods by unit; an app with none cannot be disrupted (say how to fix it)."""
+    pods = await pods_by_unit(lab, app)
+    if not pods:
+        raise HarnessError(
+            f"{app} has no pods in namespace {lab.cluster.namespace}",
+            "deploy it and wait until it is settled",
+        )
+    return pods
+
+
 def require_pod(pods: Mapping[str, PodIdentity], unit: str, lab: Lab) -> PodIdentity:
     pod = pods.get(unit)
     if pod is None:

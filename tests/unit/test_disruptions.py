@@ -284,6 +284,24 @@ async def test_resource_refresh_without_a_resource_says_how_to_give_one() -> Non
         await get("resource-refresh").apply(make_lab(juju, cluster, clock=clock), Target("probe"))
 
 
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [
+        ("pod-spec-change", Target("probe")),
+        ("charm-pod-spec-change", Target("probe")),
+        ("resource-refresh", Target("probe", resource="workload-image=ubuntu/nginx:1.18")),
+    ],
+)
+async def test_replacing_every_pod_of_an_app_with_none_is_refused(
+    name: str, target: Target
+) -> None:
+    """With no pods, "every pod replaced" would hold at once: refuse rather than pass."""
+    juju, clock = FakeJuju(), FakeClock()
+    with pytest.raises(HarnessError, match="probe has no pods in namespace test-model"):
+        await get(name).apply(make_lab(juju, FakeCluster(), clock=clock), target)
+    assert not [c for c in juju.calls if c[0] in ("refresh", "config", "trust")]
+
+
 # --- container-restart, charm-refresh, scale-down-up ----------------------------------------
 
 
