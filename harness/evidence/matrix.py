@@ -61,10 +61,16 @@ def disruption_of(evidence: Evidence) -> str:
     return next((s.disruption for s in SCENARIOS if s.name == evidence.scenario), "unknown")
 
 
+def _is_sequence_subject(subject: str) -> bool:
+    return "/" in subject.split(" ", 1)[0] and " vs " not in subject
+
+
 def _hooks_cell(evidence: Evidence) -> str:
     sequences: dict[str, str] = {}
     for finding in evidence.findings:
-        if finding.check == "hooks":
+        # One sequence per "unit [source]"; known-bug checks ("LP#… unit [source]") and
+        # source agreement ("unit [a vs b]") restate those sequences, so they are left out.
+        if finding.check == "hooks" and _is_sequence_subject(finding.subject):
             sequences[finding.subject] = finding.observed
     if not sequences:
         per_unit: dict[str, list[str]] = {}

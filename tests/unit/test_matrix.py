@@ -35,6 +35,20 @@ def test_identical_sequences_collapse_to_one() -> None:
     assert row_of(replace(value, findings=same)).hooks == "start (2 units)"
 
 
+def test_known_bug_and_agreement_findings_do_not_repeat_a_sequence() -> None:
+    value = evidence()
+    hooks = next(f for f in value.findings if f.check == "hooks")
+    extra = (
+        replace(hooks, subject=f"LP#2021891 {hooks.subject}", verdict="known-bug"),
+        replace(hooks, subject="probe/0 [debug-log vs journal]", observed="agree"),
+    )
+    row = row_of(replace(value, findings=(*value.findings, *extra)))
+
+    assert "LP#2021891" not in row.hooks
+    assert "agree" not in row.hooks
+    assert hooks.observed in row.hooks
+
+
 def test_without_hook_findings_the_debug_log_sequences_are_used() -> None:
     value = evidence()
     row = row_of(replace(value, findings=()))
