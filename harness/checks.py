@@ -91,3 +91,25 @@ def pod_pair(run: RunResult, unit: str) -> tuple[PodIdentity, PodIdentity]:
     assert old is not None, f"{unit}: no pod observed before the disruption"
     assert new is not None, f"{unit}: no pod observed after the disruption"
     return old, new
+
+
+def assert_databags_kept(
+    before: Mapping[tuple[str, str, str, str], Databag],
+    after: Mapping[tuple[str, str, str, str], Databag],
+) -> None:
+    """Every databag seen before is still there, unchanged."""
+    changed = [key for key, bag in before.items() if after.get(key) != bag]
+    assert not changed, f"databags changed or lost: {changed}"
+
+
+def assert_has_credentials(snapshot: Snapshot | None, unit: str, provider: str) -> None:
+    """``unit`` sees ``provider``'s application databag with credentials (plain or a secret)."""
+    assert snapshot is not None, "the snapshot was not taken"
+    bags = [
+        bag
+        for bag in snapshot.relations
+        if bag.seen_by == unit and bag.endpoint == "database" and bag.owner == provider
+    ]
+    assert bags, f"{unit} sees no application databag from {provider}"
+    fields = set(bags[0].data)
+    assert {"username", "password"} <= fields or "secret-user" in fields, sorted(fields)

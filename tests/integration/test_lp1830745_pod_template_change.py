@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from harness.checks import assert_no_deviation, databags, pod_pair
+from harness.checks import (
+    assert_databags_kept,
+    assert_has_credentials,
+    assert_no_deviation,
+    databags,
+    pod_pair,
+)
 from harness.run import RunResult
 from harness.session import Disrupter
 from harness.stack import PROBE, ROUTER
@@ -37,8 +43,7 @@ def _assert_identity_and_databags_kept(run: RunResult) -> None:
     old, new = databags(before), databags(after)
     assert any(bag.seen_by.startswith(f"{PROBE}/") for bag in old.values())
     assert any(bag.seen_by.startswith(f"{ROUTER}/") for bag in old.values())
-    changed = [key for key, bag in old.items() if new.get(key) != bag]
-    assert not changed, f"databags changed or lost: {changed}"
+    assert_databags_kept(old, new)
 
 
 @pytest.mark.parametrize("scenario", [EXTERNAL, CHARM_DRIVEN])
@@ -66,12 +71,6 @@ async def test_pod_template_change_router_still_serves_the_probe(
     run = await disrupt(scenario)
     after = run.evidence.after
     assert after is not None
-    creds = [
-        bag
-        for bag in after.relations
-        if bag.seen_by == PROBE0 and bag.endpoint == "database" and bag.owner == ROUTER
-    ]
-    assert creds, f"{PROBE0} sees no application databag from {ROUTER}"
-    assert {"username", "password"} <= set(creds[0].data) or "secret-user" in creds[0].data
+    assert_has_credentials(after, PROBE0, ROUTER)
     probe = next(s for s in after.statuses if s.unit == PROBE0)
     assert probe.workload == "active", f"{PROBE0}: {probe.workload} {probe.workload_message}"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 
 from harness.checks import (
+    assert_databags_kept,
+    assert_has_credentials,
     assert_no_deviation,
     databags,
     file_digest,
@@ -71,8 +73,7 @@ async def test_lp2021891_pod_delete_keeps_every_databag(disrupt: Disrupter) -> N
     after = databags(run.evidence.after, apps=(PROBE, PROBE_PEER, ROUTER, MYSQL))
     sides = {bag.seen_by.split("/")[0] for bag in before.values()}
     assert {PROBE, ROUTER} <= sides, f"databags seen only by {sorted(sides)}"
-    changed = [key for key, bag in before.items() if key not in after or after[key] != bag]
-    assert not changed, f"databags changed or lost: {changed}"
+    assert_databags_kept(before, after)
 
 
 async def test_lp2021891_pod_delete_router_serves_the_probe_again(disrupt: Disrupter) -> None:
@@ -81,14 +82,7 @@ async def test_lp2021891_pod_delete_router_serves_the_probe_again(disrupt: Disru
     assert after is not None
     router = next(s for s in after.statuses if s.unit == ROUTER0)
     assert router.workload == "active", f"{ROUTER0}: {router.workload} {router.workload_message}"
-    credentials = [
-        bag
-        for bag in after.relations
-        if bag.seen_by == PROBE0 and bag.endpoint == "database" and bag.owner == ROUTER
-    ]
-    assert credentials, f"{PROBE0} sees no application databag from {ROUTER}"
-    fields = set(credentials[0].data)
-    assert {"username", "password"} <= fields or "secret-user" in fields, sorted(fields)
+    assert_has_credentials(after, PROBE0, ROUTER)
 
 
 @pytest.mark.known_bug(BUG)
