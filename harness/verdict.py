@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harness.catalogue.hooknames import HookName, Names, parse
 from harness.catalogue.model import Expectation, KnownBug, Layer, OptionalHook
@@ -103,11 +103,24 @@ def judge(
         return _names_for(unit, containers, endpoints, storages)
 
     for unit in disrupted:
+        old_hooks, new_hooks = _split_reused(expectation, unit, hooks, removed)
         findings.extend(
             _hook_findings(
-                expectation, unit, hooks, names_of(unit), _leader(unit, before, after), runs
+                expectation, unit, old_hooks, names_of(unit), _leader(unit, before, after), runs
             )
         )
+        if new_hooks and expectation.new_units is not None:
+            # The unit's name was reused by a new unit: judge what it ran as a new unit.
+            findings.extend(
+                _hook_findings(
+                    expectation.new_units,
+                    f"{unit} (new unit)",
+                    new_hooks,
+                    names_of(unit),
+                    _leader(unit, after, after),
+                    {},
+                )
+            )
     if expectation.new_units is not None:
         for unit in created:
             findings.extend(
@@ -235,6 +248,8 @@ def judge_known_bug(known_bug: KnownBug, observed: Sequence[str], *, subject: st
         f"{known_bug.title} ({fixed}); Juju is catalogued to do: "
         f"{arrow.join(known_bug.juju_does) or '(nothing)'}"
     )
+    if known_bug.quote:
+        detail += f'; the report says: "{known_bug.quote}"'
     if known_bug.notes:
         detail += f"; {known_bug.notes}"
     return Finding(
@@ -435,6 +450,29 @@ def _hook_findings(
             )
         )
     return findings
+
+
+def _split_reused(
+    expectation: Expectation,
+    unit: str,
+    records: Sequence[HookRecord],
+    removed: Sequence[str],
+) -> tuple[Sequence[HookRecord], list[HookRecord]]:
+    """The records, and the unit's records after its ``remove`` when a new unit took its name.
+
+    Where the catalogue says names are reused (``unit_name: reused``), the new unit's hooks
+    come under the old name; they are returned apart, labelled ``<unit> (new unit)``.
+    """
+    if expectation.unit_name != "reused" or unit in removed:
+        return records, []
+    mine = [r for r in records if r.unit == unit]
+    cut = next((i for i, r in enumerate(mine) if r.kind == "hook" and r.hook == "remove"), None)
+    if cut is None:
+        return records, []
+    later = {id(r) for r in mine[cut + 1 :]}
+    kept = [r for r in records if id(r) not in later]
+    relabelled = [replace(r, unit=f"{unit} (new unit)") for r in mine[cut + 1 :]]
+    return kept, relabelled
 
 
 def _pairs(items: Sequence[str]) -> list[tuple[str, str]]:

@@ -136,9 +136,9 @@ def run_disruption(
                 f"the state has no container {restarted!r}",
                 f"use one of: {', '.join([*names, CHARM_CONTAINER])}",
             )
-    variant = (
-        "charm" if disruption == "container-restart" and restarted == CHARM_CONTAINER else None
-    )
+    # The twin's kill is an uncatchable one (exit 137): the catalogue's charm-kill.
+    charm_kill = disruption == "container-restart" and restarted == CHARM_CONTAINER
+    variant = "charm-kill" if charm_kill else None
     expectation = expectations(disruption, version, variant=variant)
     workdir = Path(tempfile.mkdtemp(prefix="twin-simulated-"))
     run = _Run(ctx, str(version), workdir, storage_mounts, use_juju_for_storage)

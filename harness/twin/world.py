@@ -677,7 +677,7 @@ class Twin:
         charm = container == CHARM_CONTAINER
         self.run_sequence(
             unit,
-            self.expect("container-restart", variant="charm" if charm else None),
+            self.expect("container-restart", variant="charm-kill" if charm else None),
             "container-restart",
             # Only the restarted container becomes ready again.
             triggers=() if charm else ("pebble-ready",),
