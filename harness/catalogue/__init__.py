@@ -4,12 +4,13 @@
     >>> catalogue = load()
     >>> catalogue.expect("pod-delete", "3.6").hooks
     ('stop', 'upgrade-charm', 'config-changed', 'start')
-    >>> catalogue.expect("pod-delete", "3.6").required_hooks(["workload"], leader=False)
-    ('stop', 'upgrade-charm', 'config-changed', 'start', 'leader-settings-changed', 'workload-pebble-ready')
+    >>> catalogue.expect("pod-delete", "3.6").required_hooks(["workload"], leader=False)[3:]
+    ('start', 'leader-settings-changed', 'workload-pebble-ready')
     >>> [b.branch for b in catalogue.branches("pod-delete", "3.6")]
     ['main', 'interrupted-stop']
-    >>> catalogue.expect("container-restart", "3.6", container="charm", signal="KILL").variant
-    'charm-kill'
+    >>> kill = catalogue.expect("container-restart", "3.6", container="charm", signal="KILL")
+    >>> kill.variant, kill.hooks
+    ('charm-kill', ('start',))
     >>> e = catalogue.expect("pod-delete", "3.0")
     >>> (e.termination_grace_seconds, e.stop_budget_seconds)
     (300, 5)
