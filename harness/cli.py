@@ -306,25 +306,18 @@ def _unfinished_bundle(
     from harness.evidence.bundle import Evidence, write_bundle
     from harness.interrupt import describe
     from harness.run import deploy_commands, one_line
-    from harness.versions import Versions
 
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
     if interrupted and not str(exc):
         error = describe("SIGINT", "start-up (connecting and deploying)")
-    evidence = Evidence(
-        scenario=scenario.name,
-        backend="twin" if backend == "twin" else "live",
-        simulated=backend == "twin",
-        versions=Versions(),
-        steps=(),
-        before=None,
-        after=None,
-        hooks=(),
-        findings=(),
-        commands=deploy_commands(stack),
+    evidence = Evidence.before_the_run(
+        scenario.name,
+        "twin" if backend == "twin" else "live",
+        backend == "twin",
+        deploy_commands(stack),
+        error,
         disruption=scenario.disruption,
-        error=error,
         interrupted=interrupted,
     )
     with contextlib.suppress(OSError):

@@ -69,6 +69,35 @@ class Evidence:
         """Whether the run went to its end: no error and no interruption."""
         return self.error is None and not self.interrupted
 
+    @classmethod
+    def before_the_run(
+        cls,
+        scenario: str,
+        backend: Backend,
+        simulated: bool,
+        commands: tuple[str, ...],
+        error: str,
+        *,
+        disruption: str | None = None,
+        interrupted: bool = False,
+    ) -> Evidence:
+        """The evidence of a run that stopped before its scenario began (deploying)."""
+        return cls(
+            scenario=scenario,
+            backend=backend,
+            simulated=simulated,
+            versions=Versions(),
+            steps=(),
+            before=None,
+            after=None,
+            hooks=(),
+            findings=(),
+            commands=commands,
+            disruption=disruption,
+            error=error,
+            interrupted=interrupted,
+        )
+
     def count(self, verdict: Verdict) -> int:
         return sum(1 for finding in self.findings if finding.verdict == verdict)
 
