@@ -14,8 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -23,6 +22,7 @@ from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.versions import JujuVersion
 
 if TYPE_CHECKING:
+    from harness.interrupt import Interruption
     from harness.run import RunResult
     from harness.scenarios import Scenario
     from harness.stack import Stack
@@ -226,13 +226,63 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from harness.evidence.matrix import matrix_of_folders
+    from harness.evidence.matrix import find_bundles, read_bundles, render_matrix
 
-    _write(sys.stdout, matrix_of_folders(args.bundles))
+    good, bad = read_bundles(find_bundles(args.bundles))
+    _write(sys.stdout, render_matrix(good, bad))
+    if bad and args.strict:
+        print(f"repro: {len(bad)} unreadable bundles (listed under the table)", file=sys.stderr)
+        return 1
     return 0
 
 
 # --- run -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ClientPlan:
+    """What a live dry run learns from the local ``juju`` client (no controller needed)."""
+
+    version: JujuVersion | None
+    lines: tuple[str, ...]
+
+
+def _live_client_plan(requested_driver: str) -> _ClientPlan:
+    """The client's version, the driver it implies and what differs on that Juju."""
+    from harness.live.drivers import COVERS, choose_driver, client_version
+
+    text = client_version()
+    if text is None:
+        driver = choose_driver(requested_driver, None)
+        return _ClientPlan(
+            None, (f"# juju client: not found or not answering; Juju driver {driver} assumed",)
+        )
+    version = _juju(text)
+    driver = choose_driver(requested_driver, version)
+    lines = [
+        f"# juju client {text} (Juju {version.major}.{version.minor}): "
+        f"Juju driver {driver} (covers Juju {COVERS[driver]})"
+    ]
+    if version.major >= 4:
+        lines += [
+            "# Juju 4: python-libjuju does not support it; jubilant drives the juju CLI",
+            "# Juju 4: the probe is deployed as a packed .charm (deploying a directory was "
+            "removed)",
+            "# Juju 4: juju show-unit shows each unit's own application databag, so relation "
+            "data is read from the units on both sides",
+        ]
+    return _ClientPlan(version, tuple(lines))
+
+
+def _expected_hooks_line(disruption: str, juju: JujuVersion) -> str:
+    from harness.catalogue import load
+
+    try:
+        expectation = load().expect(disruption, juju)
+    except HarnessError as error:
+        return f"# the catalogue has no expectation for {disruption} on Juju {juju}: {error}"
+    hooks = ", ".join(expectation.required_hooks()) or "(none)"
+    return f"# the catalogue expects on Juju {juju.major}.{juju.minor}: {hooks}"
 
 
 def _controller_reachable() -> bool:
@@ -295,23 +345,43 @@ def _targets_for(scenario: Scenario, app: str | None, stack_apps: Sequence[str])
     return replace(scenario, targets=chosen)
 
 
-def _bundle_folder(root: Path, scenario: str, backend: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    folder = root / f"{scenario}-{backend}-{stamp}"
-    n = 2
-    while folder.exists():
-        folder = root / f"{scenario}-{backend}-{stamp}-{n}"
-        n += 1
-    return folder
+def _unfinished_bundle(
+    folder: Path, scenario: Scenario, backend: str, stack: Stack, exc: BaseException
+) -> None:
+    """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
+    from harness.evidence.bundle import Evidence, write_bundle
+    from harness.interrupt import describe
+    from harness.run import deploy_commands, one_line
+
+    interrupted = isinstance(exc, KeyboardInterrupt)
+    error = str(exc) if interrupted and str(exc) else one_line(exc)
+    if interrupted and not str(exc):
+        error = describe("SIGINT", "start-up (connecting and deploying)")
+    evidence = Evidence.before_the_run(
+        scenario.name,
+        "twin" if backend == "twin" else "live",
+        backend == "twin",
+        deploy_commands(stack),
+        error,
+        disruption=scenario.disruption,
+        interrupted=interrupted,
+    )
+    with contextlib.suppress(OSError):
+        write_bundle(evidence, folder)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from harness.evidence.folders import check_evidence_root, claim_folder
+    from harness.interrupt import Interruption
     from harness.run import plan
     from harness.scenarios import scenario as find_scenario
     from harness.stack import default_stack
 
     chosen = find_scenario(args.scenario)
     juju = _juju(args.juju) if args.juju else None
+    if not args.dry_run:
+        # Before anything is deployed or disrupted: a bad folder must cost nothing.
+        check_evidence_root(args.evidence_dir)
     backend, announcement = _choose_backend(args.backend, args.dry_run)
     print(announcement, flush=True)
     stack = default_stack(_probe_charm(args, backend))
@@ -320,17 +390,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("note: --juju is ignored on live: the controller's version decides", flush=True)
     if args.dry_run:
         model = args.model or f"repro-{chosen.name}"
+        if backend == "live":
+            client = _live_client_plan(args.juju_driver)
+            juju = client.version or juju
+            for line in client.lines:
+                print(line)
         for line in plan(chosen, stack, model=model, namespace=model, juju=juju):
             print(line)
+        if backend == "live" and juju is not None:
+            print(_expected_hooks_line(chosen.disruption, juju))
         return 0
-    folder = _bundle_folder(Path(args.evidence_dir), chosen.name, backend)
+    folder = claim_folder(args.evidence_dir, f"{chosen.name}-{backend}")
+    interruption = Interruption()
     try:
-        result = asyncio.run(_run(args, backend, chosen, stack, folder, juju))
-    except BaseException:
+        with interruption.installed():
+            result = asyncio.run(
+                _run(args, backend, chosen, stack, folder, juju, interruption=interruption)
+            )
+    except BaseException as exc:
+        if not (folder / "bundle.json").exists():
+            _unfinished_bundle(folder, chosen, backend, stack, exc)
         if (folder / "bundle.json").exists():
             print(folder, flush=True)
         raise
     print(result.folder, flush=True)
+    if interruption.requested:
+        raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
 
 
@@ -341,18 +426,23 @@ async def _run(
     stack: Stack,
     folder: Path,
     juju: JujuVersion | None,
+    *,
+    interruption: Interruption | None = None,
 ) -> RunResult:
     from harness.deploy import deploy_stack
     from harness.run import run_scenario
 
+    if interruption is not None:
+        interruption.attach()
     if backend == "live":
         from harness.live.lab import connect_lab
 
-        async with connect_lab(args.model, args.keep_model) as lab:
-            print(f"model: {lab.juju.model_name}", flush=True)
+        async with connect_lab(args.model, args.keep_model, driver=args.juju_driver) as lab:
+            driver = getattr(lab.juju, "driver", "?")
+            print(f"model: {lab.juju.model_name} (Juju driver {driver})", flush=True)
             print("deploying the stack", flush=True)
             await deploy_stack(lab, stack)
-            return await run_scenario(lab, scenario, stack, folder)
+            return await run_scenario(lab, scenario, stack, folder, interruption=interruption)
     from harness.twin import make_lab
 
     version = str(juju) if juju else "3.6"
@@ -361,7 +451,9 @@ async def _run(
     lab = make_lab(juju_version=version, probe_dir=given if given and given.is_dir() else None)
     print(f"model: {lab.juju.model_name} (SIMULATED, Juju {version})", flush=True)
     await deploy_stack(lab, stack)
-    return await run_scenario(lab, scenario, stack, folder, juju_version=version)
+    return await run_scenario(
+        lab, scenario, stack, folder, juju_version=version, interruption=interruption
+    )
 
 
 # --- parser and main -------------------------------------------------------------------
@@ -399,6 +491,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-model", action="store_true", help="do not destroy the model")
     p.add_argument("--dry-run", action="store_true", help="print the plan, touch nothing")
     p.add_argument("--probe-charm", metavar="PATH", help="the packed probe .charm (live)")
+    p.add_argument(
+        "--juju-driver",
+        choices=("auto", "libjuju", "jubilant"),
+        default="auto",
+        help="live: python-libjuju (Juju 2.9, 3.x) or jubilant (3.x, 4.x); "
+        "auto follows the controller's version",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="re-render a bundle")
@@ -408,6 +507,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("matrix", help="one Markdown table from many bundles")
     p.add_argument("bundles", nargs="+", metavar="BUNDLE_DIR")
+    p.add_argument("--strict", action="store_true", help="exit 1 when any bundle cannot be read")
     p.set_defaults(func=cmd_matrix)
     return parser
 
@@ -421,8 +521,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"repro: {exc}", file=sys.stderr)
     except HarnessError as exc:
         print(f"repro: {_one_line(str(exc))}", file=sys.stderr)
-    except KeyboardInterrupt:
-        print("repro: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        print(f"repro: {_one_line(str(exc)) or 'interrupted'}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # `repro timeline big.log | head`: the reader left; that is not an error.
