@@ -361,6 +361,18 @@ def _span(raw: object, here: str, refs: Mapping[str, str], key: str) -> Span:
         raise CatalogueError(f"catalogue {here}: unknown keys {sorted(extra)}")
     if key not in item:
         raise CatalogueError(f"catalogue {here}: a range has no {key}")
+    low, high = _bounds(item, here)
+    source = None
+    if item.get("ref") is not None or item.get("claim"):
+        (source,) = _sources([item], here, refs)
+        source = replace(source, checks=("timing",) if key == "value" else ("hooks",))
+    elif key == "value":
+        raise CatalogueError(f"catalogue {here} from {low}: no source", "add ref: and claim:")
+    return Span(low, high, item[key], source)
+
+
+def _bounds(item: Mapping[str, Any], here: str) -> tuple[str, str | None]:
+    """A range's ``juju_min`` (2.9 when absent) and ``juju_max``, both valid versions."""
     low = str(item.get("juju_min", SUPPORTED_FROM))
     high = None if item.get("juju_max") is None else str(item["juju_max"])
     for bound in (low, high):
@@ -369,13 +381,7 @@ def _span(raw: object, here: str, refs: Mapping[str, str], key: str) -> Span:
                 JujuVersion.parse(bound)
             except ValueError as err:
                 raise CatalogueError(f"catalogue {here}: {err}") from None
-    source = None
-    if item.get("ref") is not None or item.get("claim"):
-        (source,) = _sources([item], here, refs)
-        source = replace(source, checks=("timing",) if key == "value" else ("hooks",))
-    elif key == "value":
-        raise CatalogueError(f"catalogue {here} from {low}: no source", "add ref: and claim:")
-    return Span(low, high, item[key], source)
+    return low, high
 
 
 def _check_spans(spans: Sequence[Span], here: str) -> None:
@@ -633,15 +639,7 @@ def _ranged(
     for key in item:
         if key not in allowed:
             raise CatalogueError(f"catalogue {here}: unknown range key {key!r}")
-    low = str(item.get("juju_min", SUPPORTED_FROM))
-    high_raw = item.get("juju_max")
-    high = None if high_raw is None else str(high_raw)
-    for bound in (low, high):
-        if bound is not None:
-            try:
-                JujuVersion.parse(bound)
-            except ValueError as err:
-                raise CatalogueError(f"catalogue {here}: {err}") from None
+    low, high = _bounds(item, here)
     if high is not None and JujuVersion.parse(high) <= JujuVersion.parse(low):
         raise CatalogueError(f"catalogue {here}: range {low} to {high} is empty")
     grace = _seconds(item.get("termination_grace_seconds"), here)
