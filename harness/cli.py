@@ -98,10 +98,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     from harness.scenarios import SCENARIOS
 
     width = max(len(n) for n in (*NAMES, *(s.name for s in SCENARIOS)))
-    print("disruptions:")
+    print("disruptions (repro run NAME: the default stack; add --bundle FILE --app APP):")
     for name in NAMES:
         print(f"  {name:<{width}}  {_summary(name)}".rstrip())
-    print("scenarios:")
+    print("scenarios (named reproductions on the default stack):")
     for s in SCENARIOS:
         bug = f" ({s.bug})" if s.bug else ""
         print(f"  {s.name:<{width}}  [{s.disruption}] {s.summary}{bug}")
@@ -310,6 +310,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.scenarios import scenario as find_scenario
     from harness.stack import default_stack
 
+    if args.bundle:
+        return _run_bundle(args)
+    for flag, given in (
+        ("--watch", args.watch),
+        ("--mark", args.mark),
+        ("--charm-source", args.charm_source),
+    ):
+        if given:
+            raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
     chosen = find_scenario(args.scenario)
     juju = _juju(args.juju) if args.juju else None
     backend, announcement = _choose_backend(args.backend, args.dry_run)
@@ -326,6 +335,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     folder = _bundle_folder(Path(args.evidence_dir), chosen.name, backend)
     try:
         result = asyncio.run(_run(args, backend, chosen, stack, folder, juju))
+    except BaseException:
+        if (folder / "bundle.json").exists():
+            print(folder, flush=True)
+        raise
+    print(result.folder, flush=True)
+    return int(result.exit_code)
+
+
+def _run_bundle(args: argparse.Namespace) -> int:
+    from harness.bundle_run import execute, folder_name, plan_lines, prepare_run
+    from harness.bundle_spec import load_bundle
+
+    juju = _juju(args.juju) if args.juju else None
+    load_bundle(args.bundle)  # a bad file is refused before the backend is even chosen
+    backend, announcement = _choose_backend(args.backend, args.dry_run)
+    print(announcement, flush=True)
+    probe = None if args.no_probe else _probe_charm(args, backend)
+    run = prepare_run(args, backend, probe)
+    if backend == "live" and args.juju:
+        print("note: --juju is ignored on live: the controller's version decides", flush=True)
+    if args.dry_run:
+        model = args.model or f"repro-{run.scenario.name}"
+        for line in plan_lines(run, model, juju):
+            print(line)
+        if backend == "live":
+            return 0
+        # The twin touches nothing real: a dry run there also writes the SIMULATED bundle.
+        print("# dry run on the twin: running the SIMULATED plan", flush=True)
+    folder = _bundle_folder(Path(args.evidence_dir), folder_name(run), backend)
+    try:
+        result = execute(args, backend, run, folder, str(juju) if juju else None)
     except BaseException:
         if (folder / "bundle.json").exists():
             print(folder, flush=True)
@@ -399,6 +439,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-model", action="store_true", help="do not destroy the model")
     p.add_argument("--dry-run", action="store_true", help="print the plan, touch nothing")
     p.add_argument("--probe-charm", metavar="PATH", help="the packed probe .charm (live)")
+    p.add_argument(
+        "--bundle", metavar="FILE", help="deploy this Juju bundle (SCENARIO is a disruption)"
+    )
+    p.add_argument(
+        "--watch",
+        action="append",
+        metavar="APP:CONTAINER:PATH",
+        help="a file whose survival is recorded and judged (repeatable; with --bundle)",
+    )
+    p.add_argument(
+        "--mark",
+        action="append",
+        metavar="APP:CONTAINER:PATH",
+        help="like --watch, and the harness writes the file first (repeatable)",
+    )
+    p.add_argument(
+        "--charm-source",
+        action="append",
+        metavar="APP=DIR",
+        help="twin: run this app's real charm code from DIR (src/charm.py); repeatable",
+    )
+    p.add_argument(
+        "--no-probe", action="store_true", help="do not add the probe observer to the bundle"
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="re-render a bundle")
