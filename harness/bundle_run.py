@@ -10,9 +10,9 @@ check.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.bundle_spec import BundleSpec, load_bundle
 from harness.bundle_stack import MetaSources, implied_meta, prepare, read_metas
@@ -22,6 +22,9 @@ from harness.run import RunResult, plan
 from harness.scenarios import Scenario
 from harness.stack import Stack
 from harness.versions import JujuVersion
+
+if TYPE_CHECKING:
+    from harness.interrupt import Interruption
 
 # Metadata on a dry run: unreadable metadata is a note in the plan, not a refusal.
 UNCHECKED = "# metadata of {app} not read ({why}): its --watch layers and endpoints are unchecked"
@@ -114,26 +117,34 @@ def folder_name(run: BundleRun) -> str:
     return f"{run.scenario.name}-{run.bundle.label}-{run.bundle.short_digest}"
 
 
-async def run_live(args: argparse.Namespace, run: BundleRun, folder: Path) -> RunResult:
-    from harness.deploy import deploy_stack
-    from harness.live.lab import connect_lab
-    from harness.run import run_scenario
-
-    async with connect_lab(args.model, args.keep_model) as lab:
-        print(f"model: {lab.juju.model_name}", flush=True)
-        print(f"deploying bundle {run.bundle.label} ({run.bundle.path.name})", flush=True)
-        await deploy_stack(lab, run.stack)
-        return await run_scenario(lab, run.scenario, run.stack, folder)
-
-
-async def run_twin(
-    args: argparse.Namespace, run: BundleRun, folder: Path, version: str
+async def start(
+    args: argparse.Namespace,
+    backend: str,
+    run: BundleRun,
+    folder: Path,
+    juju: str | None,
+    interruption: Interruption | None = None,
 ) -> RunResult:
+    """Deploy the bundle (live, or the twin with its stand-ins) and run the disruption."""
     from harness.deploy import deploy_stack
     from harness.run import run_scenario
+
+    if interruption is not None:
+        interruption.attach()
+    if backend == "live":
+        from harness.live.lab import connect_lab
+
+        async with connect_lab(args.model, args.keep_model) as lab:
+            print(f"model: {lab.juju.model_name}", flush=True)
+            print(f"deploying bundle {run.bundle.label} ({run.bundle.path.name})", flush=True)
+            await deploy_stack(lab, run.stack)
+            return await run_scenario(
+                lab, run.scenario, run.stack, folder, interruption=interruption
+            )
     from harness.twin import make_lab
     from harness.twin.generic import bundle_charms
 
+    version = juju or "3.6"
     refs = {spec.app: spec.charm for spec in run.stack.apps}
     charms, ran_by = bundle_charms(
         run.bundle, run.stack.metas, parse_charm_sources(args.charm_source), refs
@@ -149,13 +160,11 @@ async def run_twin(
         print(f"{app}: {what}", flush=True)
     await deploy_stack(lab, run.stack)
     return await run_scenario(
-        lab, run.scenario, run.stack, folder, juju_version=version, ran_by=ran_by
+        lab,
+        run.scenario,
+        run.stack,
+        folder,
+        juju_version=version,
+        ran_by=ran_by,
+        interruption=interruption,
     )
-
-
-def execute(
-    args: argparse.Namespace, backend: str, run: BundleRun, folder: Path, juju: str | None
-) -> RunResult:
-    if backend == "live":
-        return asyncio.run(run_live(args, run, folder))
-    return asyncio.run(run_twin(args, run, folder, juju or "3.6"))
