@@ -126,45 +126,25 @@ async def start(
     interruption: Interruption | None = None,
 ) -> RunResult:
     """Deploy the bundle (live, or the twin with its stand-ins) and run the disruption."""
-    from harness.deploy import deploy_stack
-    from harness.run import run_scenario
+    from harness.cli import _run
 
-    if interruption is not None:
-        interruption.attach()
-    if backend == "live":
-        from harness.live.lab import connect_lab
+    charms, ran_by = None, None
+    if backend == "twin":
+        from harness.twin.generic import bundle_charms
 
-        async with connect_lab(args.model, args.keep_model) as lab:
-            print(f"model: {lab.juju.model_name}", flush=True)
-            print(f"deploying bundle {run.bundle.label} ({run.bundle.path.name})", flush=True)
-            await deploy_stack(lab, run.stack)
-            return await run_scenario(
-                lab, run.scenario, run.stack, folder, interruption=interruption
-            )
-    from harness.twin import make_lab
-    from harness.twin.generic import bundle_charms
-
-    version = juju or "3.6"
-    refs = {spec.app: spec.charm for spec in run.stack.apps}
-    charms, ran_by = bundle_charms(
-        run.bundle, run.stack.metas, parse_charm_sources(args.charm_source), refs
-    )
-    given = Path(args.probe_charm) if args.probe_charm else None
-    lab = make_lab(
-        juju_version=version,
-        probe_dir=given if given and given.is_dir() else None,
-        charms=charms,
-    )
-    print(f"model: {lab.juju.model_name} (SIMULATED, Juju {version})", flush=True)
-    for app, what in sorted(ran_by.items()):
-        print(f"{app}: {what}", flush=True)
-    await deploy_stack(lab, run.stack)
-    return await run_scenario(
-        lab,
+        refs = {spec.app: spec.charm for spec in run.stack.apps}
+        charms, ran_by = bundle_charms(
+            run.bundle, run.stack.metas, parse_charm_sources(args.charm_source), refs
+        )
+    version = JujuVersion.parse(juju) if juju else None
+    return await _run(
+        args,
+        backend,
         run.scenario,
         run.stack,
         folder,
-        juju_version=version,
-        ran_by=ran_by,
+        version,
         interruption=interruption,
+        charms=charms,
+        ran_by=ran_by,
     )

@@ -13,7 +13,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from harness.run import RunResult
     from harness.scenarios import Scenario
     from harness.stack import Stack
+    from harness.twin.charms import CharmSource
 
 BOOTSTRAP_FIX = "bootstrap one with `juju bootstrap microk8s`, or pass --backend twin"
 _UNIT = re.compile(r"^[a-z][a-z0-9-]*/\d+$")
@@ -437,7 +438,11 @@ async def _run(
     juju: JujuVersion | None,
     *,
     interruption: Interruption | None = None,
+    charms: Mapping[str, CharmSource] | None = None,
+    ran_by: Mapping[str, str] | None = None,
 ) -> RunResult:
+    """Deploy the stack and run the scenario. ``charms`` and ``ran_by`` (a user's bundle on
+    the twin): the charm each app runs, and what the evidence says about it."""
     from harness.deploy import deploy_stack
     from harness.run import run_scenario
 
@@ -448,7 +453,8 @@ async def _run(
 
         async with connect_lab(args.model, args.keep_model) as lab:
             print(f"model: {lab.juju.model_name}", flush=True)
-            print("deploying the stack", flush=True)
+            what = f"bundle {stack.bundle.path.name}" if stack.bundle else "the stack"
+            print(f"deploying {what}", flush=True)
             await deploy_stack(lab, stack)
             return await run_scenario(lab, scenario, stack, folder, interruption=interruption)
     from harness.twin import make_lab
@@ -456,11 +462,23 @@ async def _run(
     version = str(juju) if juju else "3.6"
     # A probe charm directory given on the command line is the code the twin runs.
     given = Path(args.probe_charm) if args.probe_charm else None
-    lab = make_lab(juju_version=version, probe_dir=given if given and given.is_dir() else None)
+    lab = make_lab(
+        juju_version=version,
+        probe_dir=given if given and given.is_dir() else None,
+        charms=charms,
+    )
     print(f"model: {lab.juju.model_name} (SIMULATED, Juju {version})", flush=True)
+    for app, what in sorted((ran_by or {}).items()):
+        print(f"{app}: {what}", flush=True)
     await deploy_stack(lab, stack)
     return await run_scenario(
-        lab, scenario, stack, folder, juju_version=version, interruption=interruption
+        lab,
+        scenario,
+        stack,
+        folder,
+        juju_version=version,
+        interruption=interruption,
+        ran_by=ran_by,
     )
 
 
