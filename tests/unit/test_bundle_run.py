@@ -57,8 +57,11 @@ def forbid_deploying(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import harness.live.drivers
+
     asked = charmhub(monkeypatch)
     forbid_deploying(monkeypatch)
+    monkeypatch.setattr(harness.live.drivers, "client_version", lambda: "3.6.1-genericlinux-amd64")
     digest = read_sha(BUNDLE)
 
     code, out, err = repro(
@@ -72,6 +75,8 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
     assert len(asked) == 2  # one metadata look-up per Charmhub charm, before any deploy
     assert out.splitlines() == [
         "backend: live (dry run: nothing is touched)",
+        "# juju client 3.6.1-genericlinux-amd64 (Juju 3.6): Juju driver libjuju "
+        "(covers Juju 2.9 and 3.x)",
         "# model bug (Kubernetes namespace bug)",
         "# metadata of postgresql-k8s: charmhub:postgresql-k8s@edge",
         "# metadata of pgbouncer-k8s: charmhub:pgbouncer-k8s@edge",
@@ -111,6 +116,8 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "# snapshot after: pods, watched files, relation data, statuses, probe journal",
         "juju debug-log --replay --no-tail --date --utc --level INFO",
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
+        "# the catalogue expects on Juju 3.6: stop, upgrade-charm, config-changed, start, "
+        "{container}-pebble-ready",
     ]
 
 
