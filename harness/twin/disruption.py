@@ -50,7 +50,14 @@ from harness.twin.hooks import RELATION_KINDS, Skip, event_for
 from harness.twin.image import Image, check_images, image_for
 from harness.twin.model import CHARM_CONTAINER
 from harness.twin.trace import HookTrace, traced
-from harness.twin.workload import ExecHandler, ExecHandlers, Recorder, attached, normalise
+from harness.twin.workload import (
+    ExecHandler,
+    ExecHandlerError,
+    ExecHandlers,
+    Recorder,
+    attached,
+    normalise,
+)
 from harness.twin.world import ExpectationSource
 from harness.versions import JujuVersion
 
@@ -145,9 +152,14 @@ class CharmHookError(HarnessError):
         self.juju_version = juju_version
         self.partial = partial
         ran = ", ".join(partial.hooks) or "none"
+        what = (
+            str(error)
+            if isinstance(error, ExecHandlerError)
+            else f"the charm raised {type(error).__name__}: {error}"
+        )
         super().__init__(
-            f"SIMULATED {disruption} on Juju {juju_version}: the charm raised "
-            f"{type(error).__name__}: {error} in hook {hook!r} ({step}); hooks before it: {ran}",
+            f"SIMULATED {disruption} on Juju {juju_version}: {what} in hook {hook!r} "
+            f"({step}); hooks before it: {ran}",
             "the charm's exception is chained below; .partial holds the hooks run and the "
             "state the hook was given",
         )

@@ -62,6 +62,10 @@ ExecHandler = Callable[[ExecCall], ExecResult | int | None]
 ExecHandlers = Mapping[str, Mapping[str | Sequence[str], ExecHandler]]
 
 
+class ExecHandlerError(Exception):
+    """An exec handler raised: the test's model of the workload is broken, not the charm."""
+
+
 @dataclass(frozen=True)
 class CommandRun:
     """A command the charm ran during a hook; ``exit_code`` is None when ops.testing's
@@ -199,7 +203,13 @@ def attached(
             working_dir=None if working_dir is None else str(working_dir),
             stdin=stdin,
         )
-        result = _as_result(handler(call))
+        try:
+            result = _as_result(handler(call))
+        except Exception as e:
+            raise ExecHandlerError(
+                f"the exec handler for {self.name}: {shlex.join(command)!r} raised "
+                f"{type(e).__name__}: {e}"
+            ) from e
         recorder.commands.append(CommandRun(self.name, call.command, result.exit_code, True))
         encoding = kwargs.get("encoding", "utf-8")
         process = _HandledProcess(command, result, encoding)
