@@ -465,14 +465,22 @@ def _split_reused(
     """
     if expectation.unit_name != "reused" or unit in removed:
         return records, []
-    mine = [r for r in records if r.unit == unit]
-    cut = next((i for i, r in enumerate(mine) if r.kind == "hook" and r.hook == "remove"), None)
-    if cut is None:
+    later: list[HookRecord] = []
+    # Per source: the probe's journal lives on the reused volume, so it holds both units.
+    for source in dict.fromkeys(r.source for r in records if r.unit == unit):
+        mine = [r for r in records if r.unit == unit and r.source == source]
+        hooks = [r.hook if r.kind == "hook" else None for r in mine]
+        # After the old unit's remove; else from the new unit's install (a source that
+        # missed the teardown).
+        if "remove" in hooks:
+            later.extend(mine[hooks.index("remove") + 1 :])
+        elif "install" in hooks:
+            later.extend(mine[hooks.index("install") :])
+    if not later:
         return records, []
-    later = {id(r) for r in mine[cut + 1 :]}
-    kept = [r for r in records if id(r) not in later]
-    relabelled = [replace(r, unit=f"{unit} (new unit)") for r in mine[cut + 1 :]]
-    return kept, relabelled
+    moved = {id(r) for r in later}
+    kept = [r for r in records if id(r) not in moved]
+    return kept, [replace(r, unit=f"{unit} (new unit)") for r in later]
 
 
 def _pairs(items: Sequence[str]) -> list[tuple[str, str]]:
@@ -586,8 +594,15 @@ def _relation_findings(
         else:
             wanted = _wanted(expectation, bag, units, apps)
             expected = f"{wanted} ({len(old.data)} keys)"
+            if wanted == "lost":
+                # Juju writes a new unit's network keys itself; the charm's keys are lost.
+                old, new = _charm_keys(old), None if new is None else _charm_keys(new)
+                expected = f"lost ({len(old.data)} keys the charm wrote)"
             observed, kept = _compare(old, new)
             verdict = "match" if kept == (wanted == "kept") else "deviation"
+            if wanted == "lost" and not old.data:
+                # Only Juju's own keys, which a new unit gets again: nothing to judge here.
+                observed, verdict = "only Juju's network keys, set again for the new unit", "match"
         finding = Finding(
             check="relation",
             subject=subject,
@@ -608,6 +623,14 @@ def _wanted(expectation: Expectation, bag: Databag, units: Sequence[str], apps: 
     if bag.scope == "app" and bag.owner in apps:
         return expectation.app_relation_data
     return "kept"
+
+
+# The keys Juju itself puts in every unit databag (Juju "Relation (integration)" docs).
+JUJU_UNIT_KEYS = frozenset({"egress-subnets", "ingress-address", "private-address"})
+
+
+def _charm_keys(bag: Databag) -> Databag:
+    return replace(bag, data={k: v for k, v in bag.data.items() if k not in JUJU_UNIT_KEYS})
 
 
 def _compare(old: Databag, new: Databag | None) -> tuple[str, bool]:

@@ -718,3 +718,43 @@ def test_default_layers_judge_the_stacks_markers() -> None:
     assert marker.subject == "probe/0 mysql-router:/etc/mysqlrouter/.harness-marker"
     assert marker.verdict == "match"
     assert ("mysql-router", "/etc/mysqlrouter/.harness-marker") in DEFAULT_LAYERS
+
+
+def test_a_reused_unit_name_is_judged_per_source_and_juju_network_keys_are_not_charm_data() -> (
+    None
+):
+    unit = "probe/0"
+    network = {"ingress-address": "10.1.0.5", "egress-subnets": "10.1.0.5/32"}
+    before = snapshot(
+        pods=[pod("u0", {"charm": 0, "workload": 0}, unit=unit)],
+        relations=[bag({**network, "probe": unit}, owner=unit, seen_by=unit)],
+        units=[unit],
+    )
+    after = snapshot(
+        pods=[pod("u9", {"charm": 0, "workload": 0}, unit=unit)],
+        relations=[bag(dict(network), owner=unit, seen_by=unit)],
+        units=[unit],
+    )
+    teardown = ["stop", "remove"]
+    deploy = ["install", "leader-elected", "config-changed", "start", "workload-pebble-ready"]
+    # The journal is on the reused volume: it holds both units; the debug-log only the new.
+    hooks = records(deploy, unit=unit, source="debug-log")
+    hooks += records([*teardown, *deploy], unit=unit, source="journal")
+    findings = judge(
+        expect("scale-down-up", "3.6"),
+        before,
+        after,
+        hooks,
+        units=[unit],
+        containers={"probe": ["workload"]},
+    )
+    new = [f for f in by_check(findings, "hooks") if "(new unit)" in f.subject]
+    assert {f.subject for f in new} == {
+        "probe/0 (new unit) [debug-log]",
+        "probe/0 (new unit) [journal]",
+        "probe/0 (new unit) [debug-log vs journal]",
+    }
+    assert all(f.verdict == "match" for f in new), new
+    (own,) = by_check(findings, "relation")
+    assert own.verdict == "match"
+    assert own.expected == "lost (1 keys the charm wrote)"
