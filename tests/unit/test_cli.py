@@ -312,9 +312,7 @@ def test_timeline_shows_a_hook_that_was_not_run(capsys: pytest.CaptureFixture[st
     code, out, _ = repro(capsys, "timeline", str(path))
 
     assert code == 0
-    assert out.splitlines()[0].endswith(
-        "meter-status-changed (not run: charm missing from disk)"
-    )
+    assert out.splitlines()[0].endswith("meter-status-changed (not run: charm missing from disk)")
 
 
 class _WatchedInput:

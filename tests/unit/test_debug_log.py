@@ -645,7 +645,7 @@ def ops_log(message: str, unit: str = "probe/0", time: str = "10:00:01") -> str:
             id="re-emitted-with-queue",
         ),
         pytest.param(
-            ops_log("Re-emitting <UpdateStatusEvent via TraefikIngressCharm/on/update_status[16]>."),
+            ops_log("Re-emitting <UpdateStatusEvent via TraefikCharm/on/update_status[16]>."),
             ("probe/0", "re-emitted", "update-status", "deferred earlier"),
             id="re-emitted-before-ops-2.1",
         ),
