@@ -369,3 +369,65 @@ def test_the_schema_allows_names_of_the_known_shapes_only() -> None:
     assert any(e.startswith("scenario:") for e in errors)
     assert any(e.startswith("disruption:") for e in errors)
     assert any(e.startswith("hooks/0/unit:") for e in errors)
+
+
+# --- 13. a juju that hangs during backend detection -----------------------------------------
+
+
+def _fake_juju(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hangs: str) -> None:
+    """A `juju` on PATH that answers show-controller but never answers ``hangs``."""
+    import harness.live.controller as controller
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "juju"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "{hangs}" ]; then exec sleep 300; fi\n'
+        'if [ "$1" = "show-controller" ]; then echo \'{"microk8s": {}}\'; exit 0; fi\n'
+        "echo '{\"models\": []}'\n"
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(controller, "CONTROLLER_TIMEOUT", 1.0)
+    monkeypatch.setattr(controller, "NOTICE_AFTER", 0.2)
+
+
+@pytest.mark.parametrize(
+    ("hangs", "command"),
+    [("models", "juju models --format json"), ("show-controller", "juju show-controller")],
+)
+def test_auto_says_what_it_waits_for_and_what_did_not_answer(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    hangs: str,
+    command: str,
+) -> None:
+    _fake_juju(tmp_path, monkeypatch, hangs)
+
+    code, out, err = repro(capsys, "run", SCENARIO, "--dry-run")
+
+    assert code == 0
+    assert f"repro: waiting for `{command}" in err
+    assert "giving up after 1s" in err
+    first = out.splitlines()[0]
+    assert first.startswith("backend: twin (")
+    assert command in first
+    assert "did not answer within 1s" in first
+
+
+def test_live_names_the_command_that_did_not_answer_and_does_not_say_bootstrap(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _fake_juju(tmp_path, monkeypatch, "models")
+
+    code, _out, err = repro(
+        capsys, "run", SCENARIO, "--backend", "live", "--evidence-dir", str(tmp_path / "ev")
+    )
+
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("repro: `juju models --format json` did not answer within 1s")
+    assert "bootstrap" not in last
+    assert "juju status" in last

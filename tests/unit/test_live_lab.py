@@ -13,8 +13,8 @@ from juju.model import Model
 from live_fakes import FakeClock, FakeJujuRunner
 from pytest_operator.plugin import OpsTest
 
+import harness.live.controller as controller_module
 from harness.errors import EnvironmentUnavailable
-from harness.live import lab as lab_module
 from harness.live.juju_cli import JujuCLI
 from harness.live.juju_port import LiveJujuPort
 from harness.live.lab import (
@@ -252,8 +252,8 @@ def test_controller_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     def run(argv: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
         return answers[argv[1]]
 
-    monkeypatch.setattr(lab_module.shutil, "which", lambda _: "/snap/bin/juju")
-    monkeypatch.setattr(lab_module.subprocess, "run", run)
+    monkeypatch.setattr(controller_module.shutil, "which", lambda _: "/snap/bin/juju")
+    monkeypatch.setattr(controller_module.subprocess, "run", run)
     answers["show-controller"] = subprocess.CompletedProcess([], 0, CONTROLLER, "")
     answers["models"] = subprocess.CompletedProcess([], 0, '{"models": []}', "")
     assert controller_reachable() is True
@@ -267,8 +267,8 @@ def test_controller_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     def hang(argv: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
         raise subprocess.TimeoutExpired(argv, 20)
 
-    monkeypatch.setattr(lab_module.subprocess, "run", hang)
+    monkeypatch.setattr(controller_module.subprocess, "run", hang)
     assert controller_reachable() is False
 
-    monkeypatch.setattr(lab_module.shutil, "which", lambda _: None)
+    monkeypatch.setattr(controller_module.shutil, "which", lambda _: None)
     assert controller_reachable() is False
