@@ -25,7 +25,6 @@ from harness.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
 from harness.live.juju_cli import (
     JujuCLI,
     JujuCLIError,
-    OpsTestJuju,
     SubprocessJuju,
     action_param,
 )
@@ -104,6 +103,7 @@ async def test_run_action_argv_follows_the_detected_client_version(
     version: str, expected: tuple[str, ...]
 ) -> None:
     runner = FakeRunner(version)
+    runner.answer(expected[:1], 0, '{"probe/0": {"status": "completed", "results": {}}}')
     await JujuCLI(runner).run_action("probe/0", "journal", {"since": 0})
     assert runner.without_version() == [expected]
 
@@ -209,13 +209,14 @@ async def test_subprocess_runner_binds_the_model_with_juju_model() -> None:
     assert seen == [(("juju", "status"), {"JUJU_MODEL": "ctl:admin/m1"}, 30)]
 
 
-async def test_ops_test_runner_goes_through_ops_test_juju() -> None:
-    ops_test = create_autospec(OpsTest, instance=True)
-    ops_test.juju.return_value = (None, "3.6.1-genericlinux-amd64\n", "")
-    rc, out, _ = await OpsTestJuju(ops_test)(["version"], 10)
-    ops_test.juju.assert_awaited_once_with("version")
-    assert rc == -1  # ops_test reports None when the process was not waited on
-    assert out.startswith("3.6.1")
+async def test_a_task_juju_could_not_schedule_says_why() -> None:
+    """``juju run`` exits 0 with nothing on stdout when no task was made; stderr says why."""
+    runner = FakeRunner()
+    runner.answer(("run",), 0, "", 'ERROR unit "probe/0" is not alive\n')
+    with pytest.raises(JujuCLIError) as raised:
+        await JujuCLI(runner).run_action("probe/0", "journal")
+    assert 'unit "probe/0" is not alive' in str(raised.value)
+    assert raised.value.command.startswith("juju run probe/0 journal")
 
 
 # --- the port: libjuju calls ------------------------------------------------------------
