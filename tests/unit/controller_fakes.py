@@ -131,48 +131,51 @@ class ControllerWorld:
         self.up = True
 
 
-def rpc_of(holder: Any) -> Connection:
-    conn = holder.connection()
-    assert isinstance(conn, Connection)
-    return conn
+class _Link:
+    """The one Connection a libjuju Model or Controller holds, on the world."""
+
+    def __init__(self, world: ControllerWorld) -> None:
+        self.world = world
+        self.conn: Connection | None = None
+
+    async def connect(self, *args: Any, **kwargs: Any) -> None:
+        await self.disconnect()  # as Controller.connect and Model.connect do first
+        self.conn = await self.world.open_connection()
+
+    async def disconnect(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    def connection(self) -> Connection:
+        if self.conn is None:
+            raise RuntimeError("not connected")
+        return self.conn
+
+    def wire(self, mock: Any) -> None:
+        mock.connect.side_effect = self.connect
+        mock.disconnect.side_effect = self.disconnect
+        mock.connection.side_effect = self.connection
+        mock.is_connected.side_effect = lambda: self.conn is not None
 
 
 def controller(world: ControllerWorld) -> Any:
     """An autospec of libjuju's Controller whose calls go through a real Connection."""
     ctl = create_autospec(Controller, instance=True)
-    state: dict[str, Connection | None] = {"conn": None}
-
-    async def connect(*args: Any, **kwargs: Any) -> None:
-        state["conn"] = None
-        state["conn"] = await world.open_connection()
-
-    async def disconnect() -> None:
-        conn = state["conn"]
-        state["conn"] = None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                await conn.close()
-
-    def connection() -> Connection:
-        conn = state["conn"]
-        if conn is None:
-            raise RuntimeError("not connected")
-        return conn
+    link = _Link(world)
+    link.wire(ctl)
 
     async def destroy_model(*names: str, **kwargs: Any) -> None:
-        await connection().rpc({"type": "ModelManager", "request": "DestroyModels"})
+        await link.connection().rpc({"type": "ModelManager", "request": "DestroyModels"})
         for name in names:
             if name in world.models:
                 world.models.remove(name)
 
     async def list_models(*args: Any, **kwargs: Any) -> list[str]:
-        await connection().rpc({"type": "ModelManager", "request": "ListModels"})
+        await link.connection().rpc({"type": "ModelManager", "request": "ListModels"})
         return list(world.models)
 
-    ctl.connect.side_effect = connect
-    ctl.disconnect.side_effect = disconnect
-    ctl.connection.side_effect = connection
-    ctl.is_connected.side_effect = lambda: state["conn"] is not None
     ctl.destroy_model.side_effect = destroy_model
     ctl.list_models.side_effect = list_models
     return ctl
@@ -185,27 +188,7 @@ def model(world: ControllerWorld, name: str) -> Any:
     m.machines = {}
     m.units = {}
     m.info = SimpleNamespace(name=name)
-    state: dict[str, Connection | None] = {"conn": None}
-
-    async def connect(*args: Any, **kwargs: Any) -> None:
-        state["conn"] = await world.open_connection()
-
-    async def disconnect() -> None:
-        conn, state["conn"] = state["conn"], None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                await conn.close()
-
-    def connection() -> Connection:
-        conn = state["conn"]
-        if conn is None:
-            raise RuntimeError("not connected")
-        return conn
-
-    m.connect.side_effect = connect
-    m.disconnect.side_effect = disconnect
-    m.connection.side_effect = connection
-    m.is_connected.side_effect = lambda: state["conn"] is not None
+    _Link(world).wire(m)
     return m
 
 
