@@ -195,7 +195,16 @@ class LiveJujuPort:
         if spec.config:
             kwargs["config"] = dict(spec.config)
         if spec.resources:
-            kwargs["resources"] = dict(spec.resources)
+            # A bundle's numeric resource is a Charmhub revision; libjuju wants it an int.
+            kwargs["resources"] = {
+                k: int(v) if v.isdigit() else v for k, v in spec.resources.items()
+            }
+        if spec.revision is not None and not local:
+            kwargs["revision"] = spec.revision
+        if spec.constraints:
+            kwargs["constraints"] = spec.constraints
+        if spec.storage:
+            kwargs["storage"] = dict(spec.storage)
         if spec.base:
             # libjuju 2.9.49.1's Model.deploy accepts `base` and never reads it (juju/model.py):
             # a 2.9 deploy needs the series. libjuju 3 takes the base.
