@@ -153,7 +153,16 @@ class LiveJujuPort:
         if spec.config:
             kwargs["config"] = dict(spec.config)
         if spec.resources:
-            kwargs["resources"] = dict(spec.resources)
+            # A bundle's numeric resource is a Charmhub revision; libjuju wants it an int.
+            kwargs["resources"] = {
+                k: int(v) if v.isdigit() else v for k, v in spec.resources.items()
+            }
+        if spec.revision is not None and not local:
+            kwargs["revision"] = spec.revision
+        if spec.constraints:
+            kwargs["constraints"] = spec.constraints
+        if spec.storage:
+            kwargs["storage"] = dict(spec.storage)
         if spec.base:
             # libjuju 3 takes a base; libjuju 2.9 (for 2.9 controllers) only a series.
             if "base" in inspect.signature(self.model.deploy).parameters:

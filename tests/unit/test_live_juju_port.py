@@ -224,6 +224,31 @@ async def test_ops_test_runner_goes_through_ops_test_juju() -> None:
 # Every spec field reaching Model.deploy: tests/unit/test_juju_port_contract.py (both drivers).
 
 
+async def test_deploy_of_a_bundle_app_passes_revision_constraints_storage() -> None:
+    # postgresql-k8s as canonical/postgresql-k8s-bundle releases/latest/k8s deploys it.
+    model = model_mock()
+    model.get_config.return_value = {
+        "logging-config": juju_client.ConfigValue(value="<root>=INFO")
+    }
+    spec = AppSpec(
+        "postgresql-k8s",
+        "postgresql-k8s",
+        channel="edge",
+        trust=True,
+        resources={"postgresql-image": "18"},
+        revision=19,
+        constraints="arch=amd64",
+        storage={"pgdata": "kubernetes,1,1024"},
+    )
+    await port(FakeRunner(), model).deploy(spec)
+    _, kwargs = model.deploy.await_args
+    # libjuju sets a charmhub resource override as its revision: an int, not text.
+    assert kwargs["resources"] == {"postgresql-image": 18}
+    assert kwargs["revision"] == 19
+    assert kwargs["constraints"] == "arch=amd64"
+    assert kwargs["storage"] == {"pgdata": "kubernetes,1,1024"}
+
+
 async def test_deploy_of_a_local_charm_uses_an_absolute_path_and_no_channel() -> None:
     model = model_mock()
     model.get_config.return_value = {
