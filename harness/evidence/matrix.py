@@ -158,7 +158,7 @@ def row_of(evidence: Evidence) -> MatrixRow:
     return MatrixRow(
         disruption=disruption_of(evidence),
         juju=juju_of(evidence),
-        backend="twin (SIMULATED)" if evidence.simulated else evidence.backend,
+        backend=_backend(evidence),
         scenario=evidence.scenario,
         hooks=_hooks_cell(evidence),
         files=_files_cell(evidence.before, evidence.after),
@@ -167,6 +167,43 @@ def row_of(evidence: Evidence) -> MatrixRow:
         known_bugs=evidence.count("known-bug"),
         incomplete=incomplete,
     )
+
+
+def _backend(evidence: Evidence) -> str:
+    if evidence.simulated:
+        return "twin (SIMULATED)"
+    driver = evidence.versions.juju_driver
+    return f"{evidence.backend} ({driver})" if driver else evidence.backend
+
+
+def _series(juju: str) -> str:
+    """``4.0.1`` -> ``4.0``: one column per Juju series."""
+    try:
+        v = JujuVersion.parse(juju)
+    except ValueError:
+        return juju
+    return f"{v.major}.{v.minor}"
+
+
+def _by_series(rows: Sequence[MatrixRow]) -> list[str]:
+    """Disruption rows x one column per Juju series (2.9, 3.6, 4.0, ...), hooks in each cell."""
+    series = sorted({_series(r.juju) for r in rows}, key=_version_key)
+    cells: dict[tuple[str, str], list[str]] = {}
+    for r in rows:
+        outcome = "INCOMPLETE" if r.incomplete is not None else f"{r.deviations} deviations"
+        cells.setdefault((r.disruption, _series(r.juju)), []).append(
+            f"{r.backend}: {r.hooks} ({outcome})"
+        )
+    lines = [
+        "## By Juju series",
+        "",
+        "| Disruption | " + " | ".join(f"Juju {s}" for s in series) + " |",
+        "|---|" + "---|" * len(series),
+    ]
+    for disruption in sorted({r.disruption for r in rows}):
+        found = ["<br>".join(cells.get((disruption, s), ["(not run)"])) for s in series]
+        lines.append("| " + " | ".join(_cell(c) for c in (disruption, *found)) + " |")
+    return lines
 
 
 def _version_key(text: str) -> tuple[int, int, int, str]:
@@ -216,6 +253,8 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
             r.known_bugs,
         )
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    if rows:
+        lines += ["", *_by_series(rows)]
     if unreadable:
         lines += ["", f"{len(unreadable)} unreadable bundles, not in the table:", ""]
         lines += [f"- {md.code(u.path)}: {md.text(u.reason)}" for u in unreadable]
