@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gzip
+import io
 import json
 import os
 import re
@@ -16,7 +18,7 @@ import sys
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.versions import JujuVersion
@@ -64,10 +66,27 @@ def _normal_unit(text: str) -> str:
     return unit
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _text_of(raw: IO[bytes]) -> TextIO:
+    """Text lines of a byte stream: gunzipped when it is gzip, without a UTF-8 BOM.
+
+    Logs can hold any bytes; a bad one must not stop a 1 GB read, so it is replaced.
+    """
+    peek = getattr(raw, "peek", None)
+    head = peek(2)[:2] if peek is not None else b""
+    stream: IO[bytes] = raw
+    if head == GZIP_MAGIC:
+        stream = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))
+    return io.TextIOWrapper(cast(Any, stream), encoding="utf-8-sig", errors="replace")
+
+
 @contextlib.contextmanager
 def _open_log(path: str) -> Iterator[TextIO]:
     if path == "-":
-        yield sys.stdin
+        buffer = getattr(sys.stdin, "buffer", None)
+        yield _text_of(buffer) if buffer is not None else sys.stdin
         return
     file = Path(path)
     if not file.exists():
@@ -77,14 +96,18 @@ def _open_log(path: str) -> Iterator[TextIO]:
     if file.is_dir():
         raise HarnessError(f"{path} is a folder", "pass a debug-log file, or - for stdin")
     try:
-        # Logs can hold any bytes; a bad one must not stop a 1 GB read.
-        handle = open(file, encoding="utf-8", errors="replace", buffering=1 << 20)  # noqa: SIM115
+        raw = open(file, "rb", buffering=1 << 20)  # noqa: SIM115
     except OSError as exc:
         raise HarnessError(
             f"cannot read {path}: {exc.strerror}", "check its permissions"
         ) from None
-    with handle:
-        yield handle
+    with raw, _text_of(raw) as handle:
+        try:
+            yield handle
+        except (EOFError, gzip.BadGzipFile) as exc:
+            raise HarnessError(
+                f"{path} is a damaged gzip file ({exc})", "pass the log as it was saved"
+            ) from None
 
 
 def _write(out: IO[str], text: str) -> None:
@@ -191,7 +214,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     # An agent log file has no entity on its lines; its name (unit-probe-0.log) says whose.
     default_unit = only or (unit_from_entity(Path(args.file).stem) if args.file != "-" else None)
     with _open_log(args.file) as handle:
-        records = parse_lines(handle, default_unit)
+        records = parse_lines(handle, default_unit, ops=True)
         if only is not None:
             records = (r for r in records if r.unit == only)
         if args.format == "json":
@@ -305,12 +328,11 @@ def _print_plan(
         print(_expected_hooks_line(disruption, juju))
 
 
-def _controller_reachable() -> bool:
-    try:
-        from harness.live.lab import controller_reachable
-    except ImportError:
-        return False
-    return bool(controller_reachable())
+def _controller_reachable() -> object:
+    """Truthy when a controller answers; its ``why`` (when present) says what was seen."""
+    from harness.live.controller import check_controller
+
+    return check_controller(say=lambda line: print(f"repro: {line}", file=sys.stderr))
 
 
 def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
@@ -318,15 +340,25 @@ def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
     if requested == "twin":
         return "twin", "backend: twin (SIMULATED: an in-process simulation, not a real Juju)"
     if requested == "live":
-        if not dry_run and not _controller_reachable():
-            raise EnvironmentUnavailable("no Juju controller is reachable", BOOTSTRAP_FIX)
+        if not dry_run:
+            check = _controller_reachable()
+            if not check:
+                raise _unreachable(check)
         return "live", "backend: live" + (" (dry run: nothing is touched)" if dry_run else "")
-    if _controller_reachable():
+    check = _controller_reachable()
+    if check:
         return "live", "backend: live (a Juju controller is reachable)"
-    return "twin", (
-        "backend: twin (no Juju controller is reachable, so this fell back to the twin: "
-        "results are SIMULATED)"
-    )
+    why = getattr(check, "why", "") or "no Juju controller is reachable"
+    return "twin", f"backend: twin ({why}, so this fell back to the twin: results are SIMULATED)"
+
+
+def _unreachable(check: object) -> EnvironmentUnavailable:
+    """What did not answer, and a fix that fits: bootstrap only when there is no controller."""
+    why = getattr(check, "why", "") or "no Juju controller is reachable"
+    if getattr(check, "configured", False):
+        fix = "check the controller with `juju status` (up? reachable?), or pass --backend twin"
+        return EnvironmentUnavailable(why, fix)
+    return EnvironmentUnavailable(f"no Juju controller is reachable: {why}", BOOTSTRAP_FIX)
 
 
 def _probe_charm(args: argparse.Namespace, backend: str) -> str:

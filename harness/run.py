@@ -378,9 +378,23 @@ def _of_day(moment: datetime) -> float:
 
 
 def _debug_log_hooks(text: str, start: datetime, end: datetime) -> tuple[HookRecord, ...]:
+    """The window's records: the uniter's, else ops' (``Emitting Juju event``) per unit.
+
+    A unit whose uniter lines are missing (filtered by logging-config) is judged on what
+    ops logged; a unit with uniter lines keeps only ops' marked records (deferred,
+    re-emitted, custom), never a second copy of its hooks.
+    """
     from harness.observe.debug_log import parse_lines
 
-    return tuple(r for r in parse_lines(text.splitlines()) if in_window(r.time, start, end))
+    records = [
+        r for r in parse_lines(text.splitlines(), ops=True) if in_window(r.time, start, end)
+    ]
+    from_uniter = {r.unit for r in records if r.source == "debug-log" and r.kind == "hook"}
+    return tuple(
+        r
+        for r in records
+        if not (r.source == "ops-log" and r.kind == "hook" and r.unit in from_uniter)
+    )
 
 
 async def _journal_hooks(
