@@ -29,6 +29,7 @@ class Target:
     app: str
     units: tuple[str, ...] = ()
     container: str | None = None  # for container-restart
+    signal: str | None = None  # for container-restart: TERM (default), KILL or OOM
     resource: str | None = None  # for resource-refresh: "name=image-reference"
 
 
