@@ -128,7 +128,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("scenarios (named reproductions on the default stack):")
     for s in SCENARIOS:
         bug = f" ({s.bug})" if s.bug else ""
-        print(f"  {s.name:<{width}}  [{s.disruption}] {s.summary}{bug}")
+        params = "".join(
+            f" (container {t.container}, signal {t.signal or 'TERM'})"
+            for t in s.targets
+            if t.container
+        )
+        print(f"  {s.name:<{width}}  [{s.disruption}{params}] {s.summary}{bug}")
     return 0
 
 

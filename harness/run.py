@@ -583,8 +583,10 @@ async def _run(
     got.enter("judging")
     container = next((t.container for t in scenario.targets if t.container), "")
     one_container = got.expectation.scope == "container" and bool(container)
-    # A container restart concerns that container only (its pebble-ready hook).
-    containers = {t.app: (container,) for t in scenario.targets} if one_container else None
+    # A workload container's restart concerns that container only (its pebble-ready hook);
+    # a charm container's restart gives every workload container's pebble-ready.
+    workload_only = one_container and got.expectation.container == "workload"
+    containers = {t.app: (container,) for t in scenario.targets} if workload_only else None
     # The branch each unit is judged against comes from what it showed (a stop that did
     # not complete, a second roll); container-restart's branch is its container and signal.
     branches = (

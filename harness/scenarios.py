@@ -50,8 +50,14 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "container-restart",
         "container-restart",
-        (Target(PROBE, (f"{PROBE}/0",), container="workload"),),
-        "kill PID 1 of the workload container: same pod, that container's files fresh",
+        (Target(PROBE, (f"{PROBE}/0",), container="workload", signal="TERM"),),
+        "SIGTERM to PID 1 of the workload container: same pod, that container's files fresh",
+    ),
+    Scenario(
+        "container-restart-charm",
+        "container-restart",
+        (Target(PROBE, (f"{PROBE}/0",), container="charm", signal="TERM"),),
+        "SIGTERM to PID 1 of the charm container: stop, then start and every pebble-ready",
     ),
     Scenario(
         "resource-refresh",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from harness.catalogue import CHARM_CONTAINER, load
 from harness.errors import HarnessError, WaitTimeout
 from harness.observations import ContainerStatus, FileState, PodIdentity
 from harness.ports import ExecResult
@@ -103,9 +104,12 @@ class TwinCluster:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content)
 
-    async def kill_pid1(self, pod: str, container: str) -> None:
+    async def kill_pid1(self, pod: str, container: str, signal: str = "TERM") -> None:
         self._twin.require_node()
-        self._twin.kill_pid1(pod, container)
+        # The catalogue's branch for this container and signal (charm, charm-kill, main).
+        kind = CHARM_CONTAINER if container == CHARM_CONTAINER else "workload"
+        variant = load().variant_for("container-restart", container=kind, signal=signal)
+        self._twin.kill_pid1(pod, container, variant)
 
     async def server_version(self) -> str | None:
         return "simulated"

@@ -50,6 +50,12 @@ def test_list_names_every_disruption_and_scenario_once(capsys: pytest.CaptureFix
     assert code == 0
     names = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
     assert names == [*NAMES, *(s.name for s in SCENARIOS)]
+    # container-restart scenarios show the container and the signal they use.
+    assert re.search(
+        r"^  container-restart-charm +\[container-restart \(container charm, signal TERM\)\]",
+        out,
+        re.M,
+    )
 
 
 # --- predict ---------------------------------------------------------------------------

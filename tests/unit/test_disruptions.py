@@ -315,9 +315,27 @@ async def test_container_restart_kills_pid1_and_waits_for_the_restart_count() ->
     assert restarted.uid == "uid-0"
     assert restarted.container("workload").restart_count == 1  # type: ignore[union-attr]
     assert [s.name for s in steps] == [
-        "kill PID 1 in probe-0/workload",
+        "SIGTERM to PID 1 in probe-0/workload",
         "wait for probe-0/workload to restart",
     ]
+    # The container and the signal are recorded with the step.
+    assert steps[0].detail.startswith("container workload, signal TERM")
+    assert cluster.signals == ["TERM"]
+
+
+async def test_container_restart_passes_the_signal_it_was_given() -> None:
+    juju, cluster, clock = probe_lab()
+    target = Target("probe", ("probe/0",), container="charm", signal="sigkill")
+    steps = await get("container-restart").apply(make_lab(juju, cluster, clock=clock), target)
+    assert cluster.signals == ["KILL"]
+    assert steps[0].name == "SIGKILL to PID 1 in probe-0/charm"
+    assert get("container-restart").plan("m", "m", target) == (
+        "# SIGKILL to PID 1 of probe-0/charm (twin only)",
+    )
+    with pytest.raises(HarnessError, match="unknown signal 'HUP'"):
+        await get("container-restart").apply(
+            make_lab(juju, cluster, clock=clock), replace(target, signal="HUP")
+        )
 
 
 async def test_container_restart_needs_a_container_that_exists() -> None:

@@ -209,6 +209,14 @@ async def test_container_restart_of_the_charm_container_runs_stop_then_start(
         await lab.cluster.kill_pid1("probe-0", "nginx")
 
 
+async def test_sigkill_of_the_charm_container_runs_no_stop(tmp_path: Path) -> None:
+    lab = await marked_lab(tmp_path)
+    mark = await log_mark(lab)
+    await lab.cluster.kill_pid1("probe-0", "charm", "KILL")
+    # The catalogue's container-restart/charm-kill: start and every pebble-ready, no stop.
+    assert await hooks_since(lab, mark, "probe/0") == ["start", "workload-pebble-ready"]
+
+
 async def test_the_probe_patching_its_own_template_needs_trust(tmp_path: Path) -> None:
     lab = await marked_lab(tmp_path)
     (before,) = await lab.cluster.pods(PROBE)
