@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.evidence import markdown as md
 from harness.evidence.bundle import BUNDLE_FILE, Evidence, read_bundle
 from harness.observations import ABSENT, Snapshot
 from harness.versions import JujuVersion
@@ -96,7 +97,7 @@ def _hooks_cell(evidence: Evidence) -> str:
     distinct = set(sequences.values())
     if len(distinct) == 1 and len(sequences) > 1:
         return f"{distinct.pop() or '(none)'} ({len(sequences)} units)"
-    return "<br>".join(f"{unit}: {seq or '(none)'}" for unit, seq in sorted(sequences.items()))
+    return "\n".join(f"{unit}: {seq or '(none)'}" for unit, seq in sorted(sequences.items()))
 
 
 def _files_cell(before: Snapshot | None, after: Snapshot | None) -> str:
@@ -214,7 +215,7 @@ def _version_key(text: str) -> tuple[int, int, int, str]:
 
 
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", "<br>") or " "
+    return md.cell(text)
 
 
 def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable] = ()) -> str:
@@ -256,7 +257,7 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
         lines += ["", *_by_series(rows)]
     if unreadable:
         lines += ["", f"{len(unreadable)} unreadable bundles, not in the table:", ""]
-        lines += [f"- `{_cell(u.path)}`: {_cell(u.reason)}" for u in unreadable]
+        lines += [f"- {md.code(u.path)}: {md.text(u.reason)}" for u in unreadable]
     return "\n".join(lines) + "\n"
 
 

@@ -10,11 +10,8 @@ model that could not be removed is named in one line with the command that remov
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
-import shutil
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -52,29 +49,9 @@ def _stderr(line: str) -> None:
 
 def controller_reachable(timeout: float = 20.0) -> bool:
     """Fast check for ``--backend auto``: a current controller that answers its API."""
-    if shutil.which("juju") is None:
-        return False
-    try:
-        shown = subprocess.run(
-            ["juju", "show-controller", "--format", "json"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        if shown.returncode != 0 or not json.loads(shown.stdout or "{}"):
-            return False
-        # show-controller may answer from the local cache; `models` needs the API.
-        models = subprocess.run(
-            ["juju", "models", "--format", "json"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        return False
-    return models.returncode == 0
+    from harness.live.controller import check_controller
+
+    return check_controller(timeout).reachable
 
 
 def new_model_name() -> str:
