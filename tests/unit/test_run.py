@@ -162,6 +162,13 @@ class FakeExpectation:
     disruption: str
     hooks: tuple[str, ...] = ("stop", "start")
     scope: str = "pod"
+    variant: str | None = None
+    selected_by: str | None = None
+    container: str | None = None
+
+    @property
+    def branch(self) -> str:
+        return self.variant or "main"
 
     def required_hooks(self) -> tuple[str, ...]:
         return self.hooks
@@ -196,9 +203,20 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
         return state.disruption
 
     class FakeCatalogue:
-        def expect(self, disruption: str, juju: Any) -> FakeExpectation:
+        def expect(
+            self,
+            disruption: str,
+            juju: Any,
+            *,
+            variant: str | None = None,
+            container: str | None = None,
+            signal: str | None = None,
+        ) -> FakeExpectation:
             state.asked.append((disruption, str(juju)))
             return FakeExpectation(disruption)
+
+        def branches(self, disruption: str, juju: Any) -> tuple[FakeExpectation, ...]:
+            return (FakeExpectation(disruption),)
 
     async def take_snapshot(lab: Lab, stack: Any) -> Snapshot:
         state.snapshots += 1
