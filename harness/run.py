@@ -134,6 +134,47 @@ def repro_command(
     return f"repro run {scenario.name}{given} --backend {backend}{version}"
 
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _portable_charm(path: str) -> tuple[str, str | None]:
+    """A local charm as a reader can name it: ``(deploy argument, pack step or None)``.
+
+    Under this repository it is named relative to the repository root; elsewhere by its own
+    name only. A charm directory is packed first (``juju deploy`` of a source directory is
+    gone in Juju 4 and never what CI ran).
+    """
+    local = Path(path).expanduser()
+    try:
+        relative = "./" + local.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        relative = "./" + local.name
+    if path.endswith(".charm"):
+        return relative, None
+    name = "probe" if local.resolve() == (REPO_ROOT / "charms" / "probe") else "*"
+    return f"{relative}/{name}_*.charm", f"(cd {relative} && charmcraft pack)"
+
+
+def portable_commands(commands: Sequence[str], stack: Stack) -> tuple[str, ...]:
+    """``commands`` with every local charm path replaced by one that works on any machine."""
+    replaced: list[str] = []
+    packs: list[str] = []
+    swaps: list[tuple[str, str]] = []
+    for spec in stack.apps:
+        if ("/" in spec.charm or spec.charm.endswith(".charm")) and spec.charm not in dict(swaps):
+            argument, pack = _portable_charm(spec.charm)
+            swaps.append((spec.charm, argument))
+            if pack and pack not in packs:
+                packs.append(pack)
+    swaps.sort(key=lambda swap: len(swap[0]), reverse=True)  # a path inside another: longest first
+    for command in commands:
+        for old, new in swaps:
+            command = command.replace(old, new)
+        replaced.append(command)
+    first_deploy = next((i for i, c in enumerate(replaced) if c.startswith("juju deploy")), 0)
+    return (*replaced[:first_deploy], *packs, *replaced[first_deploy:])
+
+
 def local_charm(scenario: Scenario, stack: Stack) -> str | None:
     """The local charm of the first target's application, for refresh disruptions."""
     for spec in stack.apps:
@@ -504,12 +545,20 @@ async def _run(
     got.versions = await _versions(lab)
     got.juju = _pick_juju(got.versions, juju_version)
     juju = JujuVersion.parse(got.juju)
-    got.commands = (
-        repro_command(scenario, lab.backend, got.juju, stack),
-        *deploy_commands(stack, juju),
-        *disruption_commands(
+    # Commands a reader can paste: no path of this machine; and for the twin, nothing
+    # aimed at a model or namespace that existed only in the simulation.
+    disruption_lines: tuple[str, ...] = ()
+    if not lab.simulated:
+        disruption_lines = disruption_commands(
             scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
+        )
+    got.commands = portable_commands(
+        (
+            repro_command(scenario, lab.backend, got.juju, stack),
+            *deploy_commands(stack, juju),
+            *disruption_lines,
         ),
+        stack,
     )
     # Look the expectation up before disrupting anything: an unknown entry fails early.
     got.expectation = load().expect(scenario.disruption, juju)
