@@ -21,7 +21,7 @@ from harness.disrupt.base import Disruption, Target
 from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.folders import fallback_folder
-from harness.evidence.times import parse_instant, seconds_of_day
+from harness.evidence.times import duration, format_duration, parse_instant, seconds_of_day
 from harness.evidence.user_bundle import UserBundle
 from harness.findings import Finding
 from harness.interrupt import Interruption, RunInterrupted, describe
@@ -327,6 +327,15 @@ class _Gathered:
     stage: str = "start-up"
     interruption: Interruption | None = None
 
+    def record(self, steps: Step | Iterable[Step], progress: Progress) -> None:
+        """Keep finished steps, and say on the terminal how long each took."""
+        for step in (steps,) if isinstance(steps, Step) else tuple(steps):
+            self.steps.append(step)
+            took = format_duration(duration(step.start, step.end))
+            clock = " on the twin's simulated clock" if self.lab.simulated else ""
+            detail = f": {step.detail}" if step.detail else ""
+            progress(f"  {step.name} took {took}{clock}{detail}")
+
     def enter(self, stage: str) -> None:
         """Start a stage; a stop asked for during the last one ends the run here."""
         if self.interruption is not None:
@@ -562,14 +571,14 @@ async def _run(
     )
     # Look the expectation up before disrupting anything: an unknown entry fails early.
     got.expectation = load().expect(scenario.disruption, juju)
-    got.steps.append(Step("read versions", start, _now(lab), f"Juju {got.juju}"))
+    got.record(Step("read versions", start, _now(lab), f"Juju {got.juju}"), progress)
     progress(f"Juju {got.juju}; expecting {', '.join(got.expectation.required_hooks())}")
 
     got.enter("snapshot before")
     progress("snapshot before")
     start = _now(lab)
     got.before = await take_snapshot(lab, stack)
-    got.steps.append(Step("snapshot before", start, _now(lab)))
+    got.record(Step("snapshot before", start, _now(lab)), progress)
 
     window_start = lab.clock.now()
     disrupted = _disrupted_units(scenario, got.before)
@@ -580,19 +589,19 @@ async def _run(
             who = f"the node, under {', '.join(sorted({t.app for t in scenario.targets}))}"
         got.enter(f"{scenario.disruption} of {who}")
         progress(f"{scenario.disruption}: {who}")
-        got.steps.extend(await disruption.apply(lab, target))
+        got.record(await disruption.apply(lab, target), progress)
 
     affected = _affected_units(scenario, stack)
     got.enter("waiting until settled")
     progress(f"waiting until settled: {', '.join(affected)}")
     settled = await wait_settled(lab, tuple(affected), affected)
-    got.steps.extend(_as_steps(settled))
+    got.record(_as_steps(settled), progress)
 
     got.enter("snapshot after")
     progress("snapshot after")
     start = _now(lab)
     got.after = await take_snapshot(lab, stack)
-    got.steps.append(Step("snapshot after", start, _now(lab)))
+    got.record(Step("snapshot after", start, _now(lab)), progress)
     window_end = lab.clock.now()
 
     got.enter("collecting hooks")
@@ -601,13 +610,14 @@ async def _run(
     log_hooks = _debug_log_hooks(await lab.juju.debug_log(), window_start, window_end)
     journal = await _journal_hooks(lab, got.before, got.after)
     got.hooks = log_hooks + journal
-    got.steps.append(
+    got.record(
         Step(
             "collect hooks",
             start,
             _now(lab),
             f"{len(log_hooks)} from debug-log, {len(journal)} from the probe journal",
-        )
+        ),
+        progress,
     )
 
     got.enter("judging")

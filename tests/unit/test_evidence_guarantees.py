@@ -535,3 +535,29 @@ def test_a_packed_charm_elsewhere_is_named_by_its_file_name() -> None:
         c.startswith("juju deploy ./probe_ubuntu-22.04-amd64.charm probe ") for c in commands
     )
     assert not any("charmcraft pack" in c for c in commands)
+
+
+# --- 10. step durations on stdout; the twin's clock labelled ------------------------------
+
+
+def test_each_step_and_its_duration_is_printed_and_the_twin_clock_is_labelled(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+    assert code == 0
+    folder = Path(out.strip().splitlines()[-1])
+    evidence = read_bundle(folder)
+
+    printed = [line.strip() for line in out.splitlines() if " took " in line]
+    assert [line.split(" took ")[0] for line in printed] == [s.name for s in evidence.steps]
+    assert all("on the twin's simulated clock" in line for line in printed)
+    settle = next(line for line in printed if line.startswith("settle took "))
+    assert re.match(r"settle took \d+\.\ds on the twin's simulated clock", settle)
+
+    steps = (folder / "report.md").read_text("utf-8").split("## Steps", 1)[1]
+    steps = steps.split("## Reproduce", 1)[0]
+    assert "2000-01-01" not in steps  # the twin's artificial epoch is not shown as a date
+    assert "Times are the twin's simulated clock (SIMULATED)" in steps
+    assert "| Step | Start (simulated) | End (simulated) | Took (simulated) | Detail |" in steps
