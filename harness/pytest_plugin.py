@@ -19,6 +19,7 @@ from harness.ports import Lab
 from harness.preflight import live_prerequisites_missing
 
 if TYPE_CHECKING:
+    from harness.charm_suite import BundleDeployment, CharmStack, Disrupt
     from harness.session import Deployment, Disrupter
 
 NODE_RESTART_SKIP = (
@@ -169,3 +170,67 @@ def disrupt(request: pytest.FixtureRequest, stack: Deployment) -> Disrupter:
         request.node.user_properties.append(("evidence", str(path)))
 
     return Disrupter(stack, record=record)
+
+
+# --- a charm repository's own bundle (its conftest defines ``charm_stack``) -------------
+
+
+@pytest.fixture(scope="module")
+def charm_stack() -> CharmStack:
+    """Override in your conftest.py: return a ``harness.charm_suite.CharmStack``."""
+    pytest.fail(
+        "define a module-scoped charm_stack fixture in conftest.py that returns "
+        "harness.charm_suite.CharmStack(bundle=..., app=..., source=...) (see the README)"
+    )
+
+
+@pytest.fixture(scope="module")
+def charm_deployment(
+    request: pytest.FixtureRequest,
+    charm_stack: CharmStack,
+    harness_options: HarnessOptions,
+    tmp_path_factory: pytest.TempPathFactory,
+    event_loop: asyncio.AbstractEventLoop,
+) -> Iterator[BundleDeployment]:
+    """The charm_stack's bundle, deployed once per module (live, or SIMULATED on the twin)."""
+    from harness import charm_suite
+
+    root = harness_options.evidence_dir / request.module.__name__.rpartition(".")[2]
+    if harness_options.backend == "twin":
+        deployment = charm_suite.twin_deployment(
+            charm_stack,
+            juju_version=harness_options.juju_version,
+            workdir=tmp_path_factory.mktemp("twin"),
+            evidence_root=root,
+        )
+        event_loop.run_until_complete(deployment.deploy())
+        yield deployment
+        return
+    missing = live_prerequisites_missing()
+    if missing:
+        pytest.skip(f"needs a live Juju controller on MicroK8s: {missing}")
+    from harness.live.lab import close_lab, open_lab
+
+    live, packed = charm_suite.live_lab(
+        charm_stack, request.getfixturevalue, request.config.pluginmanager.hasplugin
+    )
+    event_loop.run_until_complete(open_lab(live))
+    try:
+        deployment = charm_suite.live_deployment(
+            charm_stack, live, event_loop.run_until_complete(packed()), evidence_root=root
+        )
+        event_loop.run_until_complete(deployment.deploy())
+        yield deployment
+    finally:
+        event_loop.run_until_complete(close_lab(live))
+
+
+@pytest.fixture
+def charm_disrupt(request: pytest.FixtureRequest, charm_deployment: BundleDeployment) -> Disrupt:
+    """``await charm_disrupt("pod-delete")``: disrupt the charm_stack's app, then settle."""
+    from harness.charm_suite import disrupter
+
+    def record(path: Path) -> None:
+        request.node.user_properties.append(("evidence", str(path)))
+
+    return disrupter(charm_deployment, record)
