@@ -6,6 +6,7 @@ script the workflows run, and run the workflow shell scripts with stand-ins for 
 
 from __future__ import annotations
 
+import configparser
 import importlib.util
 import json
 import os
@@ -243,14 +244,19 @@ def test_integration_runs_on_pull_requests_nightly_and_on_demand() -> None:
 # --- ci.yaml -----------------------------------------------------------------------------
 
 
-def test_ci_runs_lint_unit_and_twin_on_python_3_10_and_3_12() -> None:
+def test_ci_runs_every_tox_env_of_env_list_on_python_3_10_and_3_12() -> None:
     workflow = _load(CI)
     assert {"push", "pull_request"} <= set(workflow["on"])
     (job,) = workflow["jobs"].values()
     matrix = job["strategy"]["matrix"]
     # Unquoted, YAML reads 3.10 as the float 3.1.
     assert matrix["python"] == ["3.10", "3.12"]
-    assert set(matrix["tox-env"]) == {"lint", "unit", "twin"}
+    # The same envs a bare `tox` runs (.ci/run): lint, unit, libjuju29, twin.
+    tox = configparser.ConfigParser()
+    tox.read(ROOT / "tox.ini")
+    env_list = {e.strip() for e in tox["tox"]["env_list"].split(",")}
+    assert set(matrix["tox-env"]) == env_list
+    assert {"lint", "unit", "libjuju29", "twin"} <= env_list
     runs = [step for step in _steps(job) if "tox -e" in step.get("run", "")]
     assert [step["env"]["TOX_ENV"] for step in runs] == ["${{ matrix.tox-env }}"]
     setup = next(step for step in _steps(job) if "setup-python" in step.get("uses", ""))
