@@ -328,12 +328,11 @@ def _print_plan(
         print(_expected_hooks_line(disruption, juju))
 
 
-def _controller_reachable() -> bool:
-    try:
-        from harness.live.lab import controller_reachable
-    except ImportError:
-        return False
-    return bool(controller_reachable())
+def _controller_reachable() -> object:
+    """Truthy when a controller answers; its ``why`` (when present) says what was seen."""
+    from harness.live.controller import check_controller
+
+    return check_controller(say=lambda line: print(f"repro: {line}", file=sys.stderr))
 
 
 def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
@@ -341,15 +340,25 @@ def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
     if requested == "twin":
         return "twin", "backend: twin (SIMULATED: an in-process simulation, not a real Juju)"
     if requested == "live":
-        if not dry_run and not _controller_reachable():
-            raise EnvironmentUnavailable("no Juju controller is reachable", BOOTSTRAP_FIX)
+        if not dry_run:
+            check = _controller_reachable()
+            if not check:
+                raise _unreachable(check)
         return "live", "backend: live" + (" (dry run: nothing is touched)" if dry_run else "")
-    if _controller_reachable():
+    check = _controller_reachable()
+    if check:
         return "live", "backend: live (a Juju controller is reachable)"
-    return "twin", (
-        "backend: twin (no Juju controller is reachable, so this fell back to the twin: "
-        "results are SIMULATED)"
-    )
+    why = getattr(check, "why", "") or "no Juju controller is reachable"
+    return "twin", f"backend: twin ({why}, so this fell back to the twin: results are SIMULATED)"
+
+
+def _unreachable(check: object) -> EnvironmentUnavailable:
+    """What did not answer, and a fix that fits: bootstrap only when there is no controller."""
+    why = getattr(check, "why", "") or "no Juju controller is reachable"
+    if getattr(check, "configured", False):
+        fix = "check the controller with `juju status` (up? reachable?), or pass --backend twin"
+        return EnvironmentUnavailable(why, fix)
+    return EnvironmentUnavailable(f"no Juju controller is reachable: {why}", BOOTSTRAP_FIX)
 
 
 def _probe_charm(args: argparse.Namespace, backend: str) -> str:
