@@ -20,7 +20,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from harness.bundle_spec import BundleSpec, load_bundle
 from harness.bundle_stack import MetaSources, bundle_scenario, implied_meta, prepare, read_metas
@@ -33,8 +33,6 @@ from harness.stack import Stack
 
 log = logging.getLogger(__name__)
 
-Driver = Literal["auto", "ops_test", "jubilant"]
-
 
 @dataclass(frozen=True)
 class CharmStack:
@@ -46,8 +44,8 @@ class CharmStack:
     it with ``ops_test.build_charm`` unless ``packed`` is given. ``sources`` gives other
     applications' folders for the twin (the rest are generic SIMULATED stand-ins).
     ``watch``/``mark`` as ``repro run --watch/--mark``; ``probe`` adds the probe observer.
-    ``driver``: how the live model is reached (auto: pytest-jubilant's ``juju`` fixture
-    when that plugin is loaded, else pytest-operator's ``ops_test``).
+    Live, the model is the plugin's ``lab`` fixture's: pytest-jubilant's ``juju`` when the
+    repository uses it, else pytest-operator's ``ops_test`` (``--juju-driver`` chooses).
     """
 
     bundle: Path
@@ -59,7 +57,6 @@ class CharmStack:
     mark: tuple[str, ...] = ()
     probe: bool = False
     probe_charm: str | None = None
-    driver: Driver = "auto"
 
     def charm_sources(self) -> dict[str, Path]:
         found = dict(self.sources)
@@ -195,37 +192,23 @@ def packed_charm(spec: CharmStack) -> Path | None:
     return spec.packed
 
 
-def live_lab(
-    spec: CharmStack, get_fixture: Callable[[str], Any], has_plugin: Callable[[str], bool]
-) -> tuple[Lab, Callable[[], Awaitable[Path | None]]]:
-    """The live Lab from the repository's own Juju fixture, and how to get its packed charm.
+def packer(
+    spec: CharmStack, fixture: Callable[[str], Any | None]
+) -> Callable[[], Awaitable[Path | None]]:
+    """How the live suite gets the charm under test packed: ``spec.packed``, else
+    pytest-operator's ``ops_test.build_charm(spec.source)``. A repository on pytest-jubilant
+    (whose ``juju`` fixture the ``lab`` fixture uses) packs it before the tests."""
 
-    pytest-jubilant's ``juju`` (a ``jubilant.Juju`` on a temporary model) when that plugin
-    is loaded or asked for, else pytest-operator's ``ops_test``, which can also pack.
-    """
-    from harness.live.lab import lab_from_jubilant, lab_from_ops_test
+    async def packed() -> Path | None:
+        given = packed_charm(spec)
+        if given is not None or spec.source is None:
+            return given
+        ops_test = fixture("ops_test")
+        if ops_test is None:
+            raise HarnessError(
+                f"nothing packs {spec.app}'s charm: pytest-operator is not installed",
+                "run charmcraft pack first and pass CharmStack(packed=Path('./x.charm'))",
+            )
+        return Path(await ops_test.build_charm(spec.source))
 
-    driver = spec.driver
-    if driver == "auto":
-        driver = "jubilant" if has_plugin("pytest-jubilant") else "ops_test"
-    if driver == "jubilant":
-        lab = lab_from_jubilant(get_fixture("juju"))
-
-        async def given() -> Path | None:
-            if spec.packed is None and spec.source is not None:
-                raise HarnessError(
-                    "with pytest-jubilant the charm must be packed before the tests",
-                    "run charmcraft pack and pass CharmStack(packed=Path('./x.charm'))",
-                )
-            return packed_charm(spec)
-
-        return lab, given
-    ops_test = get_fixture("ops_test")
-
-    async def build() -> Path | None:
-        packed = packed_charm(spec)
-        if packed is None and spec.source is not None:
-            packed = Path(await ops_test.build_charm(spec.source))
-        return packed
-
-    return lab_from_ops_test(ops_test), build
+    return packed

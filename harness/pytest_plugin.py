@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,6 +105,19 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         report.sections.append(("evidence (paste report.md into the bug)", lines))
 
 
+def _fixture_or_none(request: pytest.FixtureRequest) -> Callable[[str], object | None]:
+    """Another fixture's value by name, or None where the session has no such fixture."""
+
+    def fixture(name: str) -> object | None:
+        try:
+            value: object = request.getfixturevalue(name)
+            return value
+        except pytest.FixtureLookupError:
+            return None
+
+    return fixture
+
+
 @pytest.fixture(scope="module")
 def harness_options(request: pytest.FixtureRequest) -> HarnessOptions:
     return HarnessOptions.from_config(request.config)
@@ -130,14 +143,8 @@ def lab(
     from harness.errors import EnvironmentUnavailable
     from harness.live.lab import close_lab, open_lab, pytest_live_lab
 
-    def fixture(name: str) -> object | None:
-        try:
-            value: object = request.getfixturevalue(name)
-            return value
-        except pytest.FixtureLookupError:
-            return None
-
     keep = bool(request.config.getoption("--keep-models", default=False))
+    fixture = _fixture_or_none(request)
     try:
         with pytest_live_lab(harness_options.juju_driver, fixture, keep_model=keep) as live:
             driver = getattr(live.juju, "driver", "?")
@@ -230,23 +237,13 @@ def charm_deployment(
         event_loop.run_until_complete(deployment.deploy())
         yield deployment
         return
-    missing = live_prerequisites_missing()
-    if missing:
-        pytest.skip(f"needs a live Juju controller on MicroK8s: {missing}")
-    from harness.live.lab import close_lab, open_lab
-
-    live, packed = charm_suite.live_lab(
-        charm_stack, request.getfixturevalue, request.config.pluginmanager.hasplugin
-    )
-    event_loop.run_until_complete(open_lab(live))
-    try:
-        deployment = charm_suite.live_deployment(
-            charm_stack, live, event_loop.run_until_complete(packed()), evidence_root=root
-        )
-        event_loop.run_until_complete(deployment.deploy())
-        yield deployment
-    finally:
-        event_loop.run_until_complete(close_lab(live))
+    # The live model is the ``lab`` fixture's (pytest-jubilant's ``juju`` or ops_test).
+    live: Lab = request.getfixturevalue("lab")
+    packer = charm_suite.packer(charm_stack, _fixture_or_none(request))
+    packed = event_loop.run_until_complete(packer())
+    deployment = charm_suite.live_deployment(charm_stack, live, packed, evidence_root=root)
+    event_loop.run_until_complete(deployment.deploy())
+    yield deployment
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness.charm_suite import CharmStack, live_lab, load_for, twin_deployment
+from harness.charm_suite import CharmStack, load_for, packer, twin_deployment
 from harness.errors import HarnessError
 
 ROOT = Path(__file__).parents[2]
@@ -71,28 +71,28 @@ async def test_twin_deployment_runs_the_real_charm_and_records_evidence(tmp_path
     ]
 
 
-def test_jubilant_needs_a_packed_charm(monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.live.lab
-
-    juju = object()  # pytest-jubilant's `juju` fixture: a jubilant.Juju on a temporary model
-    monkeypatch.setattr(harness.live.lab, "lab_from_jubilant", lambda got: ("lab", got))
-    lab, packed = live_lab(spec(), {"juju": juju}.__getitem__, {"pytest-jubilant"}.__contains__)
-    assert lab == ("lab", juju)
-    with pytest.raises(HarnessError, match="packed before the tests"):
+def test_without_pytest_operator_the_charm_must_be_packed_first() -> None:
+    # A repository on pytest-jubilant: the lab fixture uses its `juju`; nothing packs.
+    packed = packer(spec(), lambda name: None)
+    with pytest.raises(HarnessError, match="pass CharmStack\\(packed="):
         asyncio.run(packed())
 
 
-def test_ops_test_packs_the_source(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_ops_test_packs_the_source(tmp_path: Path) -> None:
     from unittest.mock import create_autospec
 
     from pytest_operator.plugin import OpsTest
 
-    import harness.live.lab
-
     ops_test = create_autospec(OpsTest, instance=True)
     ops_test.build_charm.return_value = tmp_path / "demo-config_ubuntu-22.04-amd64.charm"
-    monkeypatch.setattr(harness.live.lab, "lab_from_ops_test", lambda got: ("lab", got))
-    lab, packed = live_lab(spec(), {"ops_test": ops_test}.__getitem__, lambda name: False)
-    assert lab == ("lab", ops_test)
+    packed = packer(spec(), {"ops_test": ops_test}.get)
     assert asyncio.run(packed()) == tmp_path / "demo-config_ubuntu-22.04-amd64.charm"
     ops_test.build_charm.assert_awaited_once_with(EXAMPLE)
+
+
+def test_a_given_packed_charm_is_used_as_it_is(tmp_path: Path) -> None:
+    charm = tmp_path / "demo.charm"
+    charm.write_text("zip")
+    assert asyncio.run(packer(spec(packed=charm), lambda name: None)()) == charm
+    with pytest.raises(HarnessError, match="no such packed charm"):
+        asyncio.run(packer(spec(packed=tmp_path / "missing.charm"), lambda name: None)())
