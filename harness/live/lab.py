@@ -142,7 +142,7 @@ def lab_from_ops_test(
     )
 
 
-def lab_from_jubilant(juju: Any, *, clock: Clock | None = None) -> Lab:
+def lab_from_jubilant(juju: Any, *, clock: Clock | None = None, cli: JujuCLI | None = None) -> Lab:
     """A live Lab on the model a ``jubilant.Juju`` is bound to (pytest-jubilant's ``juju``).
 
     The model belongs to whoever made the ``Juju`` (pytest-jubilant creates and destroys it);
@@ -151,7 +151,7 @@ def lab_from_jubilant(juju: Any, *, clock: Clock | None = None) -> Lab:
     from harness.live.jubilant_port import JubilantJujuPort
 
     clock = clock or RealClock()
-    port = JubilantJujuPort(juju, clock=clock)
+    port = JubilantJujuPort(juju, clock=clock, cli=cli)
     _stderr(f"live model: {juju.model} (namespace {port.model_name}; Juju driver jubilant)")
     return Lab(
         backend="live",
@@ -298,7 +298,7 @@ async def connect_lab(
         if chosen == "jubilant":
             from harness.live.jubilant_port import JubilantJujuPort
 
-            juju = JubilantJujuPort(jubilant_factory(name), clock=clock)
+            juju = JubilantJujuPort(jubilant_factory(name), clock=clock, cli=cli_for(name))
         else:
             libjuju = model_factory()
             await libjuju.connect(name)

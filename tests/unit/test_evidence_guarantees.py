@@ -431,3 +431,66 @@ def test_live_names_the_command_that_did_not_answer_and_does_not_say_bootstrap(
     assert last.startswith("repro: `juju models --format json` did not answer within 1s")
     assert "bootstrap" not in last
     assert "juju status" in last
+
+
+# --- 12. --juju: a version the catalogue can judge, or a plain note ----------------------
+
+
+@pytest.mark.parametrize("given", ["2.9.43.1.2", "", "3", "latest", "3.6;rm"])
+def test_juju_must_be_a_whole_version(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    _nothing_may_run(monkeypatch)
+
+    code, out, err = repro(capsys, "run", SCENARIO, "--backend", "twin", "--juju", given)
+
+    assert code == 2
+    assert out == ""
+    assert err.strip().splitlines() == [
+        f"repro: not a Juju version: {given!r} (use a version such as 3.6, 2.9.43 or 3.0-beta4)"
+    ]
+
+
+def test_a_juju_older_than_the_catalogue_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _nothing_may_run(monkeypatch)
+
+    code, out, err = repro(capsys, "run", SCENARIO, "--backend", "twin", "--juju", "2.8")
+
+    assert code == 2
+    assert out == ""
+    assert err.strip().splitlines() == [
+        "repro: the catalogue cannot judge Juju 2.8: it covers Juju 2.9 and later "
+        "(pass --juju 2.9 or newer)"
+    ]
+
+
+def test_a_juju_past_the_catalogue_says_it_is_extrapolated(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--juju", "9.9", "--dry-run"
+    )
+
+    assert code == 0
+    note = out.splitlines()[1]
+    assert note.startswith("note: the catalogue's ranges name Juju 2.x, 3.x")
+    assert "Juju 9.9 is judged by its newest range" in note
+    assert note.endswith("an extrapolation")
+
+    _, known, _ = repro(capsys, "run", SCENARIO, "--backend", "twin", "--juju", "3.6", "--dry-run")
+    assert "extrapolation" not in known
+
+
+def test_the_juju_2_warning_of_ops_scenario_is_shown_once_per_run(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from harness.cli import main; sys.exit(main())",
+         "run", SCENARIO, "--backend", "twin", "--juju", "2.9.43",
+         "--evidence-dir", str(tmp_path)],
+        capture_output=True, text=True, env=child_env(), check=False, timeout=300,
+    )  # fmt: skip
+
+    assert done.returncode in (0, 1), done.stderr
+    both = done.stdout + done.stderr
+    assert both.count("Juju 2.x is closed and unsupported") == 1

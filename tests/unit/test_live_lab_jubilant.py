@@ -98,7 +98,7 @@ async def test_forcing_libjuju_on_a_40_controller_is_refused_before_any_model_is
 async def test_a_jubilant_juju_bound_to_a_model_becomes_a_lab() -> None:
     controller = Controller("3.6")
     juju = controller.juju("mk8s:admin/charm-test")
-    lab = lab_from_jubilant(juju, clock=FakeClock())
+    lab = lab_from_jubilant(juju, clock=FakeClock(), cli=JujuCLI(controller))
     assert lab.backend == "live"
     assert lab.juju.model_name == "charm-test"
     assert lab.cluster.namespace == "charm-test"

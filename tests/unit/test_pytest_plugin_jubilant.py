@@ -1,8 +1,9 @@
 """A charm repository on pytest-jubilant gets the ``lab`` fixture from its own ``juju``.
 
 pytester runs a small suite whose conftest stands in for pytest-jubilant: a module-scoped
-``juju`` fixture giving an autospecced ``jubilant.Juju`` bound to a model, whose CLI answers
-with a recorded ``juju status`` (tests/data/samples). No pytest-operator fixture is used.
+``juju`` fixture giving an autospecced ``jubilant.Juju`` bound to a model. Its binary is a
+fake ``juju`` that answers ``juju status`` with a recorded one (tests/data/samples) only when
+the fixture's model is the one named, and logs every call. No pytest-operator fixture is used.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from unittest.mock import create_autospec
 import jubilant
 import pytest
 
-STATUS = pathlib.Path(__file__).with_name("status.json").read_text()
+HERE = pathlib.Path(__file__).parent
 CONFIG = {"logging-config": "<root>=WARNING"}
 
 
@@ -27,20 +28,13 @@ CONFIG = {"logging-config": "<root>=WARNING"}
 def juju():
     juju = create_autospec(jubilant.Juju, instance=True)
     juju.model = "mk8s:admin/charm-it"
-    juju.cli_binary = "juju"
-
-    def cli(*args, include_model=True, stdin=None):
-        if args[:1] == ("status",):
-            assert include_model, "status must name the fixture's model"
-            return STATUS
-        raise jubilant.CLIError(1, ["juju", *args], "", "ERROR not expected here")
+    juju.cli_binary = str(HERE / "bin" / "juju")
 
     def model_config(values=None, reset=()):
         if values is None and not reset:
             return dict(CONFIG)
         CONFIG.update(values or {})
 
-    juju.cli.side_effect = cli
     juju.model_config.side_effect = model_config
     yield juju
     # the lab put back the logging-config it raised before this fixture's own teardown
@@ -61,13 +55,31 @@ def test_the_lab_is_built_on_the_repos_juju(lab, juju, event_loop):
 
 def test_the_same_lab_serves_the_whole_module(lab, juju):
     assert lab.juju.juju is juju
+    import pathlib
+    calls = pathlib.Path("juju-calls.log").read_text().splitlines()
+    assert calls == ["mk8s:admin/charm-it status --format json"]
+"""
+
+FAKE_JUJU = """#!/bin/sh
+echo "$JUJU_MODEL $*" >> "{log}"
+if [ "$1" = status ] && [ "$JUJU_MODEL" = mk8s:admin/charm-it ]; then
+  cat "{status}"
+  exit 0
+fi
+echo "ERROR model not found" >&2
+exit 1
 """
 
 
 def suite(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_charm=TESTS)
-    (pytester.path / "status.json").write_text(load_sample("status_json_3.1.2_k8s_cos_lite.json"))
+    status = pytester.path / "status.json"
+    status.write_text(load_sample("status_json_3.1.2_k8s_cos_lite.json"))
+    juju = pytester.path / "bin" / "juju"
+    juju.parent.mkdir()
+    juju.write_text(FAKE_JUJU.format(log=pytester.path / "juju-calls.log", status=status))
+    juju.chmod(0o755)
 
 
 def test_a_pytest_jubilant_repo_gets_our_lab_without_pytest_operator(

@@ -195,6 +195,17 @@ def test_each_job_runs_the_driver_its_plan_names() -> None:
     assert "JUJU_*" in (ROOT / "tox.ini").read_text(encoding="utf-8")
 
 
+def test_juju_4_jobs_are_set_up_by_concierge() -> None:
+    steps = _load(INTEGRATION)["jobs"]["integration"]["steps"]
+    for step in steps:
+        if "actions-operator" in str(step.get("uses", "")):
+            assert "matrix.driver != 'jubilant'" in step["if"], "no Juju 4 via actions-operator"
+    concierge = [s for s in steps if "concierge" in f"{s.get('name')} {s.get('run')}"]
+    assert concierge
+    for step in concierge:
+        assert "if" not in step or "matrix.driver == 'jubilant'" in step["if"]
+
+
 def test_the_dispatch_form_offers_juju_40() -> None:
     inputs = _load(INTEGRATION)["on"]["workflow_dispatch"]["inputs"]
     assert "4.0/stable" in inputs["juju-channel"]["description"]
