@@ -28,7 +28,7 @@ from harness.interrupt import Interruption, RunInterrupted, describe
 from harness.observations import HookRecord, JournalEntry, Snapshot, Step
 from harness.ports import Lab
 from harness.scenarios import Scenario
-from harness.stack import Stack
+from harness.stack import Stack, WatchedPath
 from harness.versions import JujuVersion, Versions
 
 if TYPE_CHECKING:
@@ -235,6 +235,14 @@ def plan(
     return tuple(lines)
 
 
+def _watch_note(watched: WatchedPath) -> str:
+    if watched.layer is None:
+        return "layer unknown: recorded, not judged"
+    if not watched.judged:
+        return f"{watched.layer}: recorded, not judged (the charm may write it again)"
+    return watched.layer
+
+
 def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
     """What the plan says about a user's bundle: which file, its digest, the observer."""
     bundle = stack.bundle
@@ -271,11 +279,7 @@ def _marking_notes(stack: Stack) -> tuple[str, ...]:
 def _watch_notes(stack: Stack, scenario: Scenario) -> tuple[str, ...]:
     if stack.bundle is None:
         return ()
-    lines = [
-        f"# watch {w.app} {w.container}:{w.path} "
-        f"({w.layer or 'layer unknown: recorded, not judged'})"
-        for w in stack.watched
-    ]
+    lines = [f"# watch {w.app} {w.container}:{w.path} ({_watch_note(w)})" for w in stack.watched]
     for app in sorted({t.app for t in scenario.targets} & set(stack.bundle.app_names)):
         related = stack.bundle.relations_of(app)
         listed = ", ".join(f"{a} {b}" for a, b in related) or "none in the bundle"
@@ -302,6 +306,16 @@ def user_bundle(
         probe=stack.has_probe,
         runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),
         deploy=bundle.deploy_command(),
+        watched=tuple(
+            (
+                w.app,
+                w.container,
+                w.path,
+                w.layer or "unknown",
+                "marker, judged" if w.seed and w.judged else "judged" if w.judged else "recorded",
+            )
+            for w in stack.watched
+        ),
     )
 
 
