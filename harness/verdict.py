@@ -225,7 +225,7 @@ def _second_roll(hooks: Sequence[HookRecord], units: Sequence[str]) -> str:
         for source in dict.fromkeys(r.source for r in hooks if r.unit == unit):
             ran, _ = ran_hooks(hooks, unit, source)
             if ran.count("upgrade-charm") >= 2:
-                return f"{unit} ran upgrade-charm twice ({source}): the pods rolled again"
+                return f"{unit} ran upgrade-charm twice ({source}): its pod was replaced again"
     return ""
 
 

@@ -12,6 +12,7 @@ with the hooks the catalogue gives for the matching disruption:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 
 from harness.catalogue import CHARM_CONTAINER, load
@@ -27,6 +28,7 @@ class TwinCluster:
 
     def __init__(self, twin: Twin) -> None:
         self._twin = twin
+        self._gone: set[str] = set()  # deleted, not yet re-created by the StatefulSet
 
     @property
     def namespace(self) -> str:
@@ -38,6 +40,8 @@ class TwinCluster:
         found: list[PodIdentity] = []
         for unit in sorted(twin.app(app).units, key=lambda u: u.pod.ordinal):
             pod = unit.pod
+            if pod.name in self._gone:
+                continue
             found.append(
                 PodIdentity(
                     unit=unit.name,
@@ -63,6 +67,13 @@ class TwinCluster:
 
     async def delete_pod(self, pod: str) -> None:
         self._twin.require_node()
+        # Gone from the API at once; the StatefulSet re-creates it after other deletions
+        # issued at the same moment: deleting every pod together leaves none for a while.
+        self._gone.add(pod)
+        try:
+            await asyncio.sleep(0)
+        finally:
+            self._gone.discard(pod)
         self._twin.delete_pod(pod)
 
     async def patch_pod_template(self, app: str, annotations: Mapping[str, str]) -> None:

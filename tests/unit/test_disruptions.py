@@ -390,3 +390,49 @@ async def test_scale_down_up_goes_to_zero_and_back_to_the_previous_count() -> No
     ]
     assert len(cluster.pods_of["probe"]) == 2
     assert clock.elapsed >= 60
+
+
+async def test_zero_pods_deletes_every_pod_at_once_and_waits_for_none_running() -> None:
+    juju, cluster, clock = probe_lab()
+    names = [p.name for p in cluster.pods_of["probe"]]
+
+    async def delete_lingering(pod_name: str) -> None:
+        cluster.deleted.append(pod_name)  # accepted; the pod lingers, Terminating, still Ready
+
+    after: list[int] = []  # looks since every pod was deleted
+
+    def on_look(c: FakeCluster) -> None:
+        if len(c.deleted) < len(names):
+            return
+        after.append(len(after))
+        pods = c.pods_of["probe"]
+        if len(after) == 2:  # their containers stopped: nothing running
+            c.pods_of["probe"] = [
+                replace(p, containers=tuple(replace(x, ready=False) for x in p.containers))
+                for p in pods
+            ]
+        elif len(after) == 3:  # the StatefulSet re-created them
+            c.pods_of["probe"] = [
+                replace(
+                    p,
+                    uid=c.new_uid(),
+                    containers=tuple(replace(x, ready=True) for x in p.containers),
+                )
+                for p in pods
+            ]
+
+    cluster.delete_pod = delete_lingering  # type: ignore[method-assign]
+    cluster.on_look = on_look
+    steps = await get("pod-spec-change").apply(
+        make_lab(juju, cluster, clock=clock), Target("probe", zero_pods=True)
+    )
+    assert sorted(cluster.deleted) == sorted(names)
+    assert [s.name for s in steps] == [
+        "patch statefulset probe pod template",
+        "delete every probe pod at once",
+        "wait for zero running probe pods",
+        "wait for every probe pod to be replaced",
+    ]
+    assert steps[1].detail.endswith("running and Ready right after: 2")
+    plan = get("pod-spec-change").plan("m", "m", Target("probe", zero_pods=True))
+    assert any("delete pod" in line for line in plan)

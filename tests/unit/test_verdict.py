@@ -822,6 +822,6 @@ def test_a_second_roll_after_a_pod_spec_change_is_its_branch_not_a_deviation() -
         == "deviation"
     )
     assert describe_branches({UNIT: choice}) == (
-        "second-roll for probe/0 (probe/0 ran upgrade-charm twice (journal): the pods rolled "
-        "again)"
+        "second-roll for probe/0 (probe/0 ran upgrade-charm twice (journal): its pod was "
+        "replaced again)"
     )
