@@ -556,6 +556,7 @@ async def _run(
 ) -> None:
     from harness.catalogue import load
     from harness.disrupt import get
+    from harness.journal_layers import layer_findings
     from harness.observe.snapshot import take_snapshot
     from harness.settle import wait_settled
     from harness.verdict import judge
@@ -649,7 +650,7 @@ async def _run(
             target_container=container if one_container else None,
             **_bundle_judging(stack, containers),
         )
-    )
+    ) + tuple(layer_findings(got.expectation, got.before, got.after, disrupted))
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items()))
 
