@@ -135,6 +135,7 @@ class FakeJuju:
     action_results: dict[tuple[str, str], ActionResult] = field(default_factory=dict)
     actions: list[tuple[str, str, dict[str, object]]] = field(default_factory=list)
     log_lines: list[str] = field(default_factory=list)
+    recent_asked: list[int] = field(default_factory=list)  # debug_log_recent's `lines`
     calls: list[tuple[object, ...]] = field(default_factory=list)
     charm_revision: int = 1
     reconnected: int = 0
@@ -183,6 +184,10 @@ class FakeJuju:
 
     async def debug_log(self) -> str:
         return "\n".join(self.log_lines)
+
+    async def debug_log_recent(self, lines: int) -> str:
+        self.recent_asked.append(lines)
+        return "\n".join(self.log_lines[-lines:])
 
     async def versions(self) -> Versions:
         return Versions(charms=(CharmVersion("probe", "probe", None, self.charm_revision),))
