@@ -609,7 +609,17 @@ async def _run(
     affected = _affected_units(scenario, stack)
     got.enter("waiting until settled")
     progress(f"waiting until settled: {', '.join(affected)}")
-    settled = await wait_settled(lab, tuple(affected), affected)
+    before_pods = {p.unit: p for p in got.before.pods}
+    every = set(got.expectation.required_hooks(leader=True))
+    common = tuple(h for h in got.expectation.required_hooks(leader=False) if h in every)
+    settled = await wait_settled(
+        lab,
+        tuple(affected),
+        affected,
+        disrupted={unit: before_pods.get(unit) for unit in disrupted},
+        since=window_start,
+        required_hooks=common,
+    )
     got.record(_as_steps(settled), progress)
 
     got.enter("snapshot after")
