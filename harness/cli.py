@@ -452,7 +452,7 @@ def _unfinished_bundle(
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
     from harness.evidence.bundle import Evidence, write_bundle
     from harness.interrupt import describe
-    from harness.run import deploy_commands, one_line, user_bundle
+    from harness.run import deploy_commands, one_line, portable_commands, user_bundle
 
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
@@ -462,7 +462,7 @@ def _unfinished_bundle(
         scenario.name,
         "twin" if backend == "twin" else "live",
         backend == "twin",
-        deploy_commands(stack),
+        portable_commands(deploy_commands(stack), stack),
         error,
         disruption=scenario.disruption,
         interrupted=interrupted,
