@@ -135,7 +135,12 @@ def repro_command(
     return f"repro run {scenario.name}{given} --backend {backend}{version}"
 
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+def _checkout_root() -> Path:
+    """The checkout the charms live in: where the probe's source was found (beside the
+    package in a checkout; the working directory when the package is an installed wheel)."""
+    from harness.twin.charms import default_probe_dir
+
+    return default_probe_dir().resolve().parents[1]
 
 
 def _portable_charm(path: str) -> tuple[str, str | None]:
@@ -146,13 +151,14 @@ def _portable_charm(path: str) -> tuple[str, str | None]:
     gone in Juju 4 and never what CI ran).
     """
     local = Path(path).expanduser()
+    root = _checkout_root()
     try:
-        relative = "./" + local.resolve().relative_to(REPO_ROOT).as_posix()
+        relative = "./" + local.resolve().relative_to(root).as_posix()
     except ValueError:
         relative = "./" + local.name
     if path.endswith(".charm"):
         return relative, None
-    name = "probe" if local.resolve() == (REPO_ROOT / "charms" / "probe") else "*"
+    name = "probe" if local.resolve() == (root / "charms" / "probe") else "*"
     return f"{relative}/{name}_*.charm", f"(cd {relative} && charmcraft pack)"
 
 
