@@ -88,7 +88,8 @@ def deploy_commands(
     if stack.bundle is not None and as_bundle:
         lines.append(stack.bundle.deploy_command())
         bundled = set(stack.bundle.app_names)
-        relations = tuple(r for r in relations if r not in stack.bundle.relations)
+        ours = set(stack.bundle.app_names)
+        relations = tuple(r for r in relations if not {e.partition(":")[0] for e in r} <= ours)
     for spec in stack.apps:
         if spec.app in bundled:
             continue
@@ -305,9 +306,7 @@ def _watch_notes(stack: Stack, scenario: Scenario) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def user_bundle(
-    stack: Stack, scenario: Scenario, lab: Lab, ran_by: Mapping[str, str] | None
-) -> UserBundle | None:
+def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> UserBundle | None:
     """The evidence's record of the user's bundle, when the stack came from one."""
     from harness.evidence.user_bundle import DEPLOYED
 
@@ -320,7 +319,7 @@ def user_bundle(
         file=bundle.path.name,
         digest=bundle.digest,
         text=bundle.text,
-        app=scenario.targets[0].app,
+        app=app,
         probe=stack.has_probe,
         runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),
         deploy=bundle.deploy_command(),
@@ -536,7 +535,7 @@ async def run_scenario(
     got = _Gathered(
         scenario,
         lab,
-        bundle=user_bundle(stack, scenario, lab, ran_by),
+        bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
         interruption=interruption,
     )
     try:
