@@ -165,12 +165,13 @@ class FakeExpectation:
     variant: str | None = None
     selected_by: str | None = None
     container: str | None = None
+    survives: dict[str, bool] = field(default_factory=dict)
 
     @property
     def branch(self) -> str:
         return self.variant or "main"
 
-    def required_hooks(self) -> tuple[str, ...]:
+    def required_hooks(self, *, leader: bool | None = None) -> tuple[str, ...]:
         return self.hooks
 
 
@@ -181,6 +182,7 @@ class Fakes:
     judged: list[tuple[Any, ...]] = field(default_factory=list)
     verdict: str = "match"
     settle_error: BaseException | None = None
+    settle_evidence: dict[str, Any] = field(default_factory=dict)
     snapshots: int = 0
 
 
@@ -232,7 +234,10 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
             journal=journal,
         )
 
-    async def wait_settled(lab: Lab, apps: Sequence[str], expected: Any = None) -> Step:
+    async def wait_settled(
+        lab: Lab, apps: Sequence[str], expected: Any = None, **evidence: Any
+    ) -> Step:
+        state.settle_evidence = evidence
         if state.settle_error is not None:
             raise state.settle_error
         start = lab.clock.now().isoformat()
