@@ -484,7 +484,7 @@ class HostileCluster(FakeCluster):
         self.patched.append((app, dict(annotations)))
         self.world.roll()
 
-    async def kill_pid1(self, pod: str, container: str) -> None:
+    async def kill_pid1(self, pod: str, container: str, signal: str = "TERM") -> None:
         self.killed.append((pod, container))
         unit = next(u for u, p in self.world.pods.items() if p.name == pod)
         t = self.world.timing
