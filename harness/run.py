@@ -144,14 +144,13 @@ def _portable_charm(path: str) -> tuple[str, str | None]:
     name only. A charm directory is packed first (``juju deploy`` of a source directory is
     gone in Juju 4 and never what CI ran).
     """
-    local = Path(path).expanduser()
-    try:
-        relative = "./" + local.resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        relative = "./" + local.name
+    local = Path(path).expanduser().resolve()
+    # An installed harness lives in site-packages: then the checkout is the working directory.
+    root = next((r for r in (REPO_ROOT, Path.cwd()) if local.is_relative_to(r)), None)
+    relative = "./" + (local.relative_to(root).as_posix() if root else local.name)
     if path.endswith(".charm"):
         return relative, None
-    name = "probe" if local.resolve() == (REPO_ROOT / "charms" / "probe") else "*"
+    name = "probe" if root is not None and local == root / "charms" / "probe" else "*"
     return f"{relative}/{name}_*.charm", f"(cd {relative} && charmcraft pack)"
 
 
