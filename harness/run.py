@@ -135,31 +135,43 @@ def repro_command(
     return f"repro run {scenario.name}{given} --backend {backend}{version}"
 
 
-def _checkout_root() -> Path:
-    """The checkout the charms live in: where the probe's source was found (beside the
-    package in a checkout; the working directory when the package is an installed wheel)."""
-    from harness.twin.charms import default_probe_dir
+_PROJECT_MARKERS = ("pyproject.toml", ".git", "tox.ini")
+_CHARM_NAME = re.compile(r"^name:\s*['\"]?([a-z][a-z0-9-]*)", re.MULTILINE)
 
-    return default_probe_dir().resolve().parents[1]
+
+def _project_root(path: Path) -> Path | None:
+    """The nearest folder above ``path`` that is a project (a checkout the reader has)."""
+    for folder in path.parents:
+        if any((folder / marker).exists() for marker in _PROJECT_MARKERS):
+            return folder
+    return None
+
+
+def _charm_name(folder: Path) -> str:
+    for name in ("charmcraft.yaml", "metadata.yaml"):
+        try:
+            found = _CHARM_NAME.search((folder / name).read_text("utf-8"))
+        except OSError:
+            continue
+        if found:
+            return found.group(1)
+    return "*"
 
 
 def _portable_charm(path: str) -> tuple[str, str | None]:
     """A local charm as a reader can name it: ``(deploy argument, pack step or None)``.
 
-    Under this repository it is named relative to the repository root; elsewhere by its own
-    name only. A charm directory is packed first (``juju deploy`` of a source directory is
-    gone in Juju 4 and never what CI ran).
+    Inside a project (a folder above it holds pyproject.toml, .git or tox.ini: this
+    repository, or the charm author's) it is named relative to that project; elsewhere by
+    its own name only. A charm directory is packed first (``juju deploy`` of a source
+    directory is gone in Juju 4 and never what CI ran).
     """
-    local = Path(path).expanduser()
-    root = _checkout_root()
-    try:
-        relative = "./" + local.resolve().relative_to(root).as_posix()
-    except ValueError:
-        relative = "./" + local.name
+    local = Path(path).expanduser().resolve()
+    root = _project_root(local)
+    relative = "./" + (local.relative_to(root).as_posix() if root else local.name)
     if path.endswith(".charm"):
         return relative, None
-    name = "probe" if local.resolve() == (root / "charms" / "probe") else "*"
-    return f"{relative}/{name}_*.charm", f"(cd {relative} && charmcraft pack)"
+    return f"{relative}/{_charm_name(local)}_*.charm", f"(cd {relative} && charmcraft pack)"
 
 
 def portable_commands(commands: Sequence[str], stack: Stack) -> tuple[str, ...]:
