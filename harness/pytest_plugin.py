@@ -59,9 +59,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="run the tests that stop and start MicroK8s (and with it the controller)",
     )
+    group.addoption(
+        "--require-live",
+        action="store_true",
+        help="fail the session unless tests ran on the live backend and wrote evidence "
+        "(for CI: a run where every live test skipped must not go green)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--require-live", default=False):
+        from harness.require_live import RequireLive
+
+        config.pluginmanager.register(RequireLive(config), "juju-lifecycle-require-live")
     config.addinivalue_line("markers", "disruptive: takes pods or the node down")
     config.addinivalue_line(
         "markers", "node_restart: stops and starts MicroK8s (needs --allow-node-restart)"
