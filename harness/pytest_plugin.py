@@ -60,6 +60,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run the tests that stop and start MicroK8s (and with it the controller)",
     )
     group.addoption(
+        "--inherit-model-config",
+        action="store_true",
+        help="live: leave the harness's own models with the controller's model-defaults "
+        "(e.g. automatically-retry-hooks=false from a CI bootstrap) instead of Juju's defaults",
+    )
+    group.addoption(
         "--require-live",
         action="store_true",
         help="fail the session unless tests ran on the live backend and wrote evidence "
@@ -156,7 +162,10 @@ def lab(
     keep = bool(request.config.getoption("--keep-models", default=False))
     fixture = _fixture_or_none(request)
     try:
-        with pytest_live_lab(harness_options.juju_driver, fixture, keep_model=keep) as live:
+        inherit = bool(request.config.getoption("--inherit-model-config"))
+        with pytest_live_lab(
+            harness_options.juju_driver, fixture, keep_model=keep, juju_defaults=not inherit
+        ) as live:
             driver = getattr(live.juju, "driver", "?")
             print(f"\nJuju model: {live.juju.model_name} (Juju driver {driver})")
             event_loop.run_until_complete(open_lab(live))
