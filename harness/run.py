@@ -88,7 +88,8 @@ def deploy_commands(
     if stack.bundle is not None and as_bundle:
         lines.append(stack.bundle.deploy_command())
         bundled = set(stack.bundle.app_names)
-        relations = tuple(r for r in relations if r not in stack.bundle.relations)
+        ours = set(stack.bundle.app_names)
+        relations = tuple(r for r in relations if not {e.partition(":")[0] for e in r} <= ours)
     for spec in stack.apps:
         if spec.app in bundled:
             continue
@@ -134,25 +135,43 @@ def repro_command(
     return f"repro run {scenario.name}{given} --backend {backend}{version}"
 
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+_PROJECT_MARKERS = ("pyproject.toml", ".git", "tox.ini")
+_CHARM_NAME = re.compile(r"^name:\s*['\"]?([a-z][a-z0-9-]*)", re.MULTILINE)
+
+
+def _project_root(path: Path) -> Path | None:
+    """The nearest folder above ``path`` that is a project (a checkout the reader has)."""
+    for folder in path.parents:
+        if any((folder / marker).exists() for marker in _PROJECT_MARKERS):
+            return folder
+    return None
+
+
+def _charm_name(folder: Path) -> str:
+    for name in ("charmcraft.yaml", "metadata.yaml"):
+        try:
+            found = _CHARM_NAME.search((folder / name).read_text("utf-8"))
+        except OSError:
+            continue
+        if found:
+            return found.group(1)
+    return "*"
 
 
 def _portable_charm(path: str) -> tuple[str, str | None]:
     """A local charm as a reader can name it: ``(deploy argument, pack step or None)``.
 
-    Under this repository it is named relative to the repository root; elsewhere by its own
-    name only. A charm directory is packed first (``juju deploy`` of a source directory is
-    gone in Juju 4 and never what CI ran).
+    Inside a project (a folder above it holds pyproject.toml, .git or tox.ini: this
+    repository, or the charm author's) it is named relative to that project; elsewhere by
+    its own name only. A charm directory is packed first (``juju deploy`` of a source
+    directory is gone in Juju 4 and never what CI ran).
     """
-    local = Path(path).expanduser()
-    try:
-        relative = "./" + local.resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        relative = "./" + local.name
+    local = Path(path).expanduser().resolve()
+    root = _project_root(local)
+    relative = "./" + (local.relative_to(root).as_posix() if root else local.name)
     if path.endswith(".charm"):
         return relative, None
-    name = "probe" if local.resolve() == (REPO_ROOT / "charms" / "probe") else "*"
-    return f"{relative}/{name}_*.charm", f"(cd {relative} && charmcraft pack)"
+    return f"{relative}/{_charm_name(local)}_*.charm", f"(cd {relative} && charmcraft pack)"
 
 
 def portable_commands(commands: Sequence[str], stack: Stack) -> tuple[str, ...]:
@@ -287,9 +306,7 @@ def _watch_notes(stack: Stack, scenario: Scenario) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def user_bundle(
-    stack: Stack, scenario: Scenario, lab: Lab, ran_by: Mapping[str, str] | None
-) -> UserBundle | None:
+def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> UserBundle | None:
     """The evidence's record of the user's bundle, when the stack came from one."""
     from harness.evidence.user_bundle import DEPLOYED
 
@@ -302,7 +319,7 @@ def user_bundle(
         file=bundle.path.name,
         digest=bundle.digest,
         text=bundle.text,
-        app=scenario.targets[0].app,
+        app=app,
         probe=stack.has_probe,
         runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),
         deploy=bundle.deploy_command(),
@@ -518,7 +535,7 @@ async def run_scenario(
     got = _Gathered(
         scenario,
         lab,
-        bundle=user_bundle(stack, scenario, lab, ran_by),
+        bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
         interruption=interruption,
     )
     try:
@@ -556,6 +573,7 @@ async def _run(
 ) -> None:
     from harness.catalogue import load
     from harness.disrupt import get
+    from harness.journal_layers import layer_findings
     from harness.observe.snapshot import take_snapshot
     from harness.settle import wait_settled
     from harness.verdict import judge
@@ -659,7 +677,7 @@ async def _run(
             target_container=container if one_container else None,
             **_bundle_judging(stack, containers),
         )
-    )
+    ) + tuple(layer_findings(got.expectation, got.before, got.after, disrupted))
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items()))
 

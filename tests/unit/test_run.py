@@ -162,6 +162,7 @@ class FakeExpectation:
     disruption: str
     hooks: tuple[str, ...] = ("stop", "start")
     scope: str = "pod"
+    survives: dict[str, bool] = field(default_factory=dict)
 
     def required_hooks(self, *, leader: bool | None = None) -> tuple[str, ...]:
         return self.hooks
