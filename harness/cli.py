@@ -15,7 +15,6 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -23,6 +22,7 @@ from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.versions import JujuVersion
 
 if TYPE_CHECKING:
+    from harness.interrupt import Interruption
     from harness.run import RunResult
     from harness.scenarios import Scenario
     from harness.stack import Stack
@@ -226,9 +226,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from harness.evidence.matrix import matrix_of_folders
+    from harness.evidence.matrix import find_bundles, read_bundles, render_matrix
 
-    _write(sys.stdout, matrix_of_folders(args.bundles))
+    good, bad = read_bundles(find_bundles(args.bundles))
+    _write(sys.stdout, render_matrix(good, bad))
+    if bad and args.strict:
+        print(f"repro: {len(bad)} unreadable bundles (listed under the table)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -295,23 +299,43 @@ def _targets_for(scenario: Scenario, app: str | None, stack_apps: Sequence[str])
     return replace(scenario, targets=chosen)
 
 
-def _bundle_folder(root: Path, scenario: str, backend: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    folder = root / f"{scenario}-{backend}-{stamp}"
-    n = 2
-    while folder.exists():
-        folder = root / f"{scenario}-{backend}-{stamp}-{n}"
-        n += 1
-    return folder
+def _unfinished_bundle(
+    folder: Path, scenario: Scenario, backend: str, stack: Stack, exc: BaseException
+) -> None:
+    """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
+    from harness.evidence.bundle import Evidence, write_bundle
+    from harness.interrupt import describe
+    from harness.run import deploy_commands, one_line
+
+    interrupted = isinstance(exc, KeyboardInterrupt)
+    error = str(exc) if interrupted and str(exc) else one_line(exc)
+    if interrupted and not str(exc):
+        error = describe("SIGINT", "start-up (connecting and deploying)")
+    evidence = Evidence.before_the_run(
+        scenario.name,
+        "twin" if backend == "twin" else "live",
+        backend == "twin",
+        deploy_commands(stack),
+        error,
+        disruption=scenario.disruption,
+        interrupted=interrupted,
+    )
+    with contextlib.suppress(OSError):
+        write_bundle(evidence, folder)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from harness.evidence.folders import check_evidence_root, claim_folder
+    from harness.interrupt import Interruption
     from harness.run import plan
     from harness.scenarios import scenario as find_scenario
     from harness.stack import default_stack
 
     chosen = find_scenario(args.scenario)
     juju = _juju(args.juju) if args.juju else None
+    if not args.dry_run:
+        # Before anything is deployed or disrupted: a bad folder must cost nothing.
+        check_evidence_root(args.evidence_dir)
     backend, announcement = _choose_backend(args.backend, args.dry_run)
     print(announcement, flush=True)
     stack = default_stack(_probe_charm(args, backend))
@@ -323,14 +347,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         for line in plan(chosen, stack, model=model, namespace=model, juju=juju):
             print(line)
         return 0
-    folder = _bundle_folder(Path(args.evidence_dir), chosen.name, backend)
+    folder = claim_folder(args.evidence_dir, f"{chosen.name}-{backend}")
+    interruption = Interruption()
     try:
-        result = asyncio.run(_run(args, backend, chosen, stack, folder, juju))
-    except BaseException:
+        with interruption.installed():
+            result = asyncio.run(
+                _run(args, backend, chosen, stack, folder, juju, interruption=interruption)
+            )
+    except BaseException as exc:
+        if not (folder / "bundle.json").exists():
+            _unfinished_bundle(folder, chosen, backend, stack, exc)
         if (folder / "bundle.json").exists():
             print(folder, flush=True)
         raise
     print(result.folder, flush=True)
+    if interruption.requested:
+        raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
 
 
@@ -341,10 +373,14 @@ async def _run(
     stack: Stack,
     folder: Path,
     juju: JujuVersion | None,
+    *,
+    interruption: Interruption | None = None,
 ) -> RunResult:
     from harness.deploy import deploy_stack
     from harness.run import run_scenario
 
+    if interruption is not None:
+        interruption.attach()
     if backend == "live":
         from harness.live.lab import connect_lab
 
@@ -352,7 +388,7 @@ async def _run(
             print(f"model: {lab.juju.model_name}", flush=True)
             print("deploying the stack", flush=True)
             await deploy_stack(lab, stack)
-            return await run_scenario(lab, scenario, stack, folder)
+            return await run_scenario(lab, scenario, stack, folder, interruption=interruption)
     from harness.twin import make_lab
 
     version = str(juju) if juju else "3.6"
@@ -361,7 +397,9 @@ async def _run(
     lab = make_lab(juju_version=version, probe_dir=given if given and given.is_dir() else None)
     print(f"model: {lab.juju.model_name} (SIMULATED, Juju {version})", flush=True)
     await deploy_stack(lab, stack)
-    return await run_scenario(lab, scenario, stack, folder, juju_version=version)
+    return await run_scenario(
+        lab, scenario, stack, folder, juju_version=version, interruption=interruption
+    )
 
 
 # --- parser and main -------------------------------------------------------------------
@@ -408,6 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("matrix", help="one Markdown table from many bundles")
     p.add_argument("bundles", nargs="+", metavar="BUNDLE_DIR")
+    p.add_argument("--strict", action="store_true", help="exit 1 when any bundle cannot be read")
     p.set_defaults(func=cmd_matrix)
     return parser
 
@@ -421,8 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"repro: {exc}", file=sys.stderr)
     except HarnessError as exc:
         print(f"repro: {_one_line(str(exc))}", file=sys.stderr)
-    except KeyboardInterrupt:
-        print("repro: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        print(f"repro: {_one_line(str(exc)) or 'interrupted'}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # `repro timeline big.log | head`: the reader left; that is not an error.

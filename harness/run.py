@@ -8,6 +8,7 @@ a step raises, with what was gathered so far and the error, and the exception go
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,8 +19,10 @@ from typing import TYPE_CHECKING
 from harness.disrupt.base import Disruption, Target
 from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
+from harness.evidence.folders import fallback_folder
 from harness.evidence.times import parse_instant, seconds_of_day
 from harness.findings import Finding
+from harness.interrupt import Interruption, RunInterrupted, describe
 from harness.observations import HookRecord, JournalEntry, Snapshot, Step
 from harness.ports import Lab
 from harness.scenarios import Scenario
@@ -167,8 +170,26 @@ class _Gathered:
     hooks: tuple[HookRecord, ...] = ()
     findings: tuple[Finding, ...] = ()
     commands: tuple[str, ...] = ()
+    stage: str = "start-up"
+    interruption: Interruption | None = None
 
-    def evidence(self, error: str | None = None) -> Evidence:
+    def enter(self, stage: str) -> None:
+        """Start a stage; a stop asked for during the last one ends the run here."""
+        if self.interruption is not None:
+            self.interruption.check(self.stage)
+        self.stage = stage
+
+    def failure(self, exc: BaseException) -> tuple[str, bool]:
+        """The bundle's one-line error for ``exc``, and whether it was an interruption."""
+        if isinstance(exc, RunInterrupted):
+            return str(exc), True
+        asked = self.interruption.signal_name if self.interruption else None
+        cancelled = asked is not None and isinstance(exc, asyncio.CancelledError)
+        if isinstance(exc, KeyboardInterrupt) or cancelled:
+            return describe(asked or type(exc).__name__, self.stage), True
+        return one_line(exc), False
+
+    def evidence(self, error: str | None = None, *, interrupted: bool = False) -> Evidence:
         expected: tuple[str, ...] = ()
         if self.expectation is not None:
             expected = tuple(self.expectation.required_hooks())
@@ -187,6 +208,7 @@ class _Gathered:
             juju_version=self.juju,
             expected_hooks=expected,
             error=error,
+            interrupted=interrupted,
         )
 
 
@@ -289,23 +311,41 @@ async def run_scenario(
     *,
     juju_version: str | None = None,
     progress: Progress = print,
+    interruption: Interruption | None = None,
 ) -> RunResult:
     """Run ``scenario`` on a deployed ``stack`` and write its bundle into ``evidence_dir``.
 
     ``juju_version`` overrides the detected version for the catalogue (the twin's simulated
     version). The bundle is written even when a step raises; the exception is re-raised.
+    An ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
+    so and RunInterrupted is raised. A folder that cannot be written gives way to a fallback
+    folder, named in the progress and in ``RunResult.folder``.
     """
     folder = Path(evidence_dir)
-    got = _Gathered(scenario, lab)
+    got = _Gathered(scenario, lab, interruption=interruption)
     try:
         await _run(got, lab, scenario, stack, juju_version, progress)
+        got.enter("writing the evidence")
     except BaseException as exc:
-        write_bundle(got.evidence(one_line(exc)), folder)
-        progress(f"the run stopped early ({one_line(exc)}); evidence so far: {folder}")
+        error, interrupted = got.failure(exc)
+        written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
+        progress(f"the run stopped early ({error}); evidence so far: {written}")
+        if interrupted and not isinstance(exc, RunInterrupted):
+            signal_name = interruption.signal_name if interruption else None
+            raise RunInterrupted(signal_name or type(exc).__name__, got.stage) from exc
         raise
     evidence = got.evidence()
-    write_bundle(evidence, folder)
-    return RunResult(evidence, folder)
+    return RunResult(evidence, _write(evidence, folder, progress))
+
+
+def _write(evidence: Evidence, folder: Path, progress: Progress) -> Path:
+    """Write the bundle into ``folder``, or into a fallback folder if that fails."""
+    try:
+        return write_bundle(evidence, folder)
+    except OSError as exc:
+        fallback = write_bundle(evidence, fallback_folder(folder))
+        progress(f"could not write the evidence to {folder} ({exc.strerror}); wrote {fallback}")
+        return fallback
 
 
 async def _run(
@@ -325,6 +365,7 @@ async def _run(
     label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
     progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")
 
+    got.enter("read versions")
     start = _now(lab)
     got.versions = await _versions(lab)
     got.juju = _pick_juju(got.versions, juju_version)
@@ -341,6 +382,7 @@ async def _run(
     got.steps.append(Step("read versions", start, _now(lab), f"Juju {got.juju}"))
     progress(f"Juju {got.juju}; expecting {', '.join(got.expectation.required_hooks())}")
 
+    got.enter("snapshot before")
     progress("snapshot before")
     start = _now(lab)
     got.before = await take_snapshot(lab, stack)
@@ -353,20 +395,24 @@ async def _run(
         who = ", ".join(target.units) or f"every unit of {target.app}"
         if disruption.takes_node_down:
             who = f"the node, under {', '.join(sorted({t.app for t in scenario.targets}))}"
+        got.enter(f"{scenario.disruption} of {who}")
         progress(f"{scenario.disruption}: {who}")
         got.steps.extend(await disruption.apply(lab, target))
 
     affected = _affected_units(scenario, stack)
+    got.enter("waiting until settled")
     progress(f"waiting until settled: {', '.join(affected)}")
     settled = await wait_settled(lab, tuple(affected), affected)
     got.steps.extend(_as_steps(settled))
 
+    got.enter("snapshot after")
     progress("snapshot after")
     start = _now(lab)
     got.after = await take_snapshot(lab, stack)
     got.steps.append(Step("snapshot after", start, _now(lab)))
     window_end = lab.clock.now()
 
+    got.enter("collecting hooks")
     progress("collecting hooks (debug-log and probe journal)")
     start = _now(lab)
     log_hooks = _debug_log_hooks(await lab.juju.debug_log(), window_start, window_end)
@@ -381,6 +427,7 @@ async def _run(
         )
     )
 
+    got.enter("judging")
     container = next((t.container for t in scenario.targets if t.container), "")
     one_container = got.expectation.scope == "container" and bool(container)
     got.findings = tuple(

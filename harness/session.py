@@ -13,7 +13,6 @@ from harness.ports import Lab
 from harness.run import RunResult, deploy_commands, one_line, run_scenario
 from harness.scenarios import scenario
 from harness.stack import Stack, default_stack
-from harness.versions import Versions
 
 log = logging.getLogger(__name__)
 
@@ -50,18 +49,12 @@ class Deployment:
             raise
 
     def _deploy_evidence(self, error: str) -> Evidence:
-        return Evidence(
-            scenario=DEPLOY_FOLDER,
-            backend=self.lab.backend,
-            simulated=self.lab.simulated,
-            versions=Versions(),
-            steps=(),
-            before=None,
-            after=None,
-            hooks=(),
-            findings=(),
-            commands=deploy_commands(self.stack),
-            error=error,
+        return Evidence.before_the_run(
+            DEPLOY_FOLDER,
+            self.lab.backend,
+            self.lab.simulated,
+            deploy_commands(self.stack),
+            error,
         )
 
     async def run(self, name: str) -> RunResult:

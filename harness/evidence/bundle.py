@@ -8,7 +8,10 @@ defence: the verdict and observers should already have done it.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -59,6 +62,41 @@ class Evidence:
     juju_version: str | None = None  # the version the catalogue was consulted for
     expected_hooks: tuple[str, ...] = ()  # the catalogue's required hooks, in order
     error: str | None = None  # one line when the run failed part-way
+    interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says during what)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the run went to its end: no error and no interruption."""
+        return self.error is None and not self.interrupted
+
+    @classmethod
+    def before_the_run(
+        cls,
+        scenario: str,
+        backend: Backend,
+        simulated: bool,
+        commands: tuple[str, ...],
+        error: str,
+        *,
+        disruption: str | None = None,
+        interrupted: bool = False,
+    ) -> Evidence:
+        """The evidence of a run that stopped before its scenario began (deploying)."""
+        return cls(
+            scenario=scenario,
+            backend=backend,
+            simulated=simulated,
+            versions=Versions(),
+            steps=(),
+            before=None,
+            after=None,
+            hooks=(),
+            findings=(),
+            commands=commands,
+            disruption=disruption,
+            error=error,
+            interrupted=interrupted,
+        )
 
     def count(self, verdict: Verdict) -> int:
         return sum(1 for finding in self.findings if finding.verdict == verdict)
@@ -272,6 +310,7 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
         ],
         "commands": list(e.commands),
         "error": e.error,
+        "interrupted": e.interrupted,
     }
 
 
@@ -423,6 +462,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         juju_version=raw.get("juju_version"),
         expected_hooks=tuple(raw.get("expected_hooks", ())),
         error=raw.get("error"),
+        interrupted=bool(raw.get("interrupted", False)),
     )
 
 
@@ -459,10 +499,32 @@ def write_bundle(evidence: Evidence, folder: Path | str) -> Path:
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
     safe = redact(evidence)
-    (path / BUNDLE_FILE).write_text(to_json(safe), encoding="utf-8")
-    (path / REPORT_FILE).write_text(render_report(safe), encoding="utf-8")
-    (path / TIMELINE_FILE).write_text(render_svg(safe), encoding="utf-8")
+    _write_atomically(path / BUNDLE_FILE, to_json(safe))
+    _write_atomically(path / REPORT_FILE, render_report(safe))
+    _write_atomically(path / TIMELINE_FILE, render_svg(safe))
     return path
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    """Write ``text`` under a temporary name beside ``target``, then rename it into place.
+
+    A reader (``repro matrix`` in another job, a person) sees the old file or the whole new
+    one, never a half-written one; a crash mid-write leaves only the temporary file.
+    """
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115  # closed below, renamed after
+        "w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", delete=False
+    )
+    try:
+        with handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(handle.name, 0o644)  # as a plain write would leave it, not mkstemp's 0600
+        os.replace(handle.name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        raise
 
 
 def bundle_file(location: Path | str) -> Path:

@@ -1,7 +1,9 @@
 """``repro matrix``: one Markdown table from many bundles (one per Juju version in CI).
 
 Rows are disruption x Juju version; cells say which hooks ran, what survived on disk and in
-relation data, and how many findings deviated from the catalogue.
+relation data, and how many findings deviated from the catalogue. A run that stopped early
+says so in its row. A bundle that cannot be read costs its own row only: it is listed under
+the table with the reason, and the rest of the matrix is still built.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from harness.evidence.bundle import BUNDLE_FILE, Evidence, read_bundle
 from harness.observations import ABSENT, Snapshot
 from harness.versions import JujuVersion
 
+NONE_OBSERVED = "(none observed)"
+
 
 @dataclass(frozen=True)
 class MatrixRow:
@@ -27,6 +31,15 @@ class MatrixRow:
     relations: str
     deviations: int
     known_bugs: int
+    incomplete: str | None = None  # why the run stopped early; None for a finished run
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A bundle.json the matrix could not use, and why."""
+
+    path: Path
+    reason: str
 
 
 def find_bundles(folders: Iterable[Path | str]) -> list[Path]:
@@ -79,7 +92,7 @@ def _hooks_cell(evidence: Evidence) -> str:
                 per_unit.setdefault(record.unit, []).append(record.hook)
         sequences = {unit: ", ".join(names) for unit, names in per_unit.items()}
     if not sequences:
-        return "(none observed)"
+        return NONE_OBSERVED
     distinct = set(sequences.values())
     if len(distinct) == 1 and len(sequences) > 1:
         return f"{distinct.pop() or '(none)'} ({len(sequences)} units)"
@@ -138,6 +151,9 @@ def _relations_cell(before: Snapshot | None, after: Snapshot | None) -> str:
 
 
 def row_of(evidence: Evidence) -> MatrixRow:
+    incomplete = None
+    if not evidence.complete:
+        incomplete = evidence.error or "interrupted"
     return MatrixRow(
         disruption=disruption_of(evidence),
         juju=juju_of(evidence),
@@ -148,6 +164,7 @@ def row_of(evidence: Evidence) -> MatrixRow:
         relations=_relations_cell(evidence.before, evidence.after),
         deviations=evidence.count("deviation"),
         known_bugs=evidence.count("known-bug"),
+        incomplete=incomplete,
     )
 
 
@@ -163,7 +180,7 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", "<br>") or " "
 
 
-def render_matrix(evidences: Sequence[Evidence]) -> str:
+def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable] = ()) -> str:
     rows = sorted(
         (row_of(e) for e in evidences),
         key=lambda r: (r.disruption, _version_key(r.juju), r.backend, r.scenario),
@@ -179,20 +196,43 @@ def render_matrix(evidences: Sequence[Evidence]) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
+        hooks, deviations = r.hooks, str(r.deviations)
+        if r.incomplete is not None:
+            # Not "(none observed) / 0": the run never got to observe, or not to the end.
+            hooks = f"INCOMPLETE run ({r.incomplete})"
+            if r.hooks != NONE_OBSERVED:
+                hooks += f"; observed so far: {r.hooks}"
+            deviations = f"{r.deviations} (incomplete)"
         cells = (
             r.disruption,
             r.juju,
             r.backend,
             r.scenario,
-            r.hooks,
+            hooks,
             r.files,
             r.relations,
-            r.deviations,
+            deviations,
             r.known_bugs,
         )
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    if unreadable:
+        lines += ["", f"{len(unreadable)} unreadable bundles, not in the table:", ""]
+        lines += [f"- `{_cell(u.path)}`: {_cell(u.reason)}" for u in unreadable]
     return "\n".join(lines) + "\n"
 
 
+def read_bundles(paths: Iterable[Path]) -> tuple[list[Evidence], list[Unreadable]]:
+    """Every readable bundle, and the unreadable ones with the reason."""
+    good: list[Evidence] = []
+    bad: list[Unreadable] = []
+    for path in paths:
+        try:
+            good.append(read_bundle(path))
+        except HarnessError as exc:
+            bad.append(Unreadable(path, exc.problem))
+    return good, bad
+
+
 def matrix_of_folders(folders: Iterable[Path | str]) -> str:
-    return render_matrix([read_bundle(path) for path in find_bundles(folders)])
+    good, bad = read_bundles(find_bundles(folders))
+    return render_matrix(good, bad)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from harness.errors import HarnessError
@@ -102,7 +102,20 @@ async def _files(
             continue
         # The port names units after pods; the snapshot names them after Juju units.
         files.extend(FileState(unit, f.container, f.path, f.digest) for f in listed)
-    return tuple(files)
+    return unique_files(files)
+
+
+def unique_files(files: Iterable[FileState]) -> tuple[FileState, ...]:
+    """One entry per unit, container and path (the first seen).
+
+    A watched folder is listed with everything under it, so a watched file inside it (the
+    router's marker in /etc/mysqlrouter) comes back twice; counted twice it would make the
+    matrix and the report disagree.
+    """
+    seen: dict[tuple[str, str, str], FileState] = {}
+    for state in files:
+        seen.setdefault((state.unit, state.container, state.path), state)
+    return tuple(seen.values())
 
 
 async def take_snapshot(

@@ -385,19 +385,40 @@ def test_matrix_finds_bundles_recursively(
     assert rows[0].rstrip(" |").endswith("| 0 | 1")
 
 
-@pytest.mark.parametrize("case", ["missing", "empty", "broken"])
+@pytest.mark.parametrize("case", ["missing", "empty"])
 def test_matrix_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str) -> None:
     target = tmp_path / "x"
     if case == "empty":
         target.mkdir()
-    if case == "broken":
-        (target / "run").mkdir(parents=True)
-        (target / "run" / "bundle.json").write_text("[]", "utf-8")
 
     code, _, err = repro(capsys, "matrix", str(target))
 
-    words = {"missing": "no such folder", "empty": "no bundle.json under", "broken": "schema"}
+    words = {"missing": "no such folder", "empty": "no bundle.json under"}
     assert_one_line_error(code, err, words[case])
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_one_bad_bundle_does_not_lose_the_matrix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, strict: bool
+) -> None:
+    write_bundle(evidence(backend="live", juju="3.6.1"), tmp_path / "job-3.6")
+    good = write_bundle(evidence(backend="live", juju="2.9.43"), tmp_path / "job-2.9")
+    text = (good / "bundle.json").read_text("utf-8")
+    (good / "bundle.json").write_text(text[: len(text) // 2], "utf-8")  # a truncated upload
+    (tmp_path / "job-3.1").mkdir()
+    (tmp_path / "job-3.1" / "bundle.json").write_text("[]", "utf-8")
+
+    code, out, err = repro(capsys, "matrix", str(tmp_path), *(["--strict"] if strict else []))
+
+    assert code == (1 if strict else 0)
+    assert "| pod-delete | 3.6.1 |" in out
+    assert "1 runs." in out
+    below = out.split("unreadable bundles, not in the table:", 1)[1]
+    assert "job-2.9/bundle.json`: " in below
+    assert "is not JSON" in below
+    assert "job-3.1/bundle.json`: " in below
+    assert "schema" in below
+    assert ("unreadable" in err) == strict
 
 
 # --- run -------------------------------------------------------------------------------
@@ -530,7 +551,7 @@ def test_run_prints_the_folder_last_and_exits_by_verdict(
     seen: dict[str, Any] = {}
 
     async def fake_run(
-        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any
+        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
     ) -> Any:
         seen.update(backend=backend, folder=folder, juju=juju)
         print("progress line")
@@ -559,7 +580,7 @@ def test_run_failure_still_points_at_the_bundle(
     no_controller(monkeypatch)
 
     async def failing(
-        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any
+        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
     ) -> Any:
         write_bundle(evidence(error="timed out"), folder)
         raise WaitTimeout("probe pods Ready", 900, "probe-0 Pending")
@@ -664,7 +685,7 @@ def test_run_live_connects_deploys_and_runs(
         calls.append(("deploy", got is lab, stack.apps[2].charm))
 
     async def run_scenario(got: Any, scenario: Any, stack: Any, folder: Path, **kw: Any) -> Any:
-        calls.append(("run", scenario.name, kw))
+        calls.append(("run", scenario.name, sorted(kw)))
         write_bundle(evidence(backend="live"), folder)
         return _FakeResult(folder, 0)
 
@@ -683,7 +704,7 @@ def test_run_live_connects_deploys_and_runs(
     assert calls == [
         ("connect", "bug-model", True),
         ("deploy", True, str(charm)),
-        ("run", "lp2021891-pod-delete", {}),
+        ("run", "lp2021891-pod-delete", ["interruption"]),
     ]
     lines = out.splitlines()
     assert lines[0] == "backend: live (a Juju controller is reachable)"

@@ -395,7 +395,10 @@ def test_bundle_is_written_on_interrupt(tmp_path: Path, fakes: Fakes) -> None:
     with pytest.raises(KeyboardInterrupt):
         run(lab, tmp_path / "run")
 
-    assert bundle(tmp_path / "run")["error"] == "KeyboardInterrupt"
+    raw = bundle(tmp_path / "run")
+    during = "pod-delete of mysql-router-k8s/0"
+    assert raw["error"] == f"interrupted by KeyboardInterrupt during {during}"
+    assert raw["interrupted"] is True
 
 
 def test_unknown_juju_version_fails_before_disrupting(tmp_path: Path, fakes: Fakes) -> None:
@@ -485,3 +488,27 @@ def test_a_node_restart_is_applied_once_for_all_its_targets(tmp_path: Path, fake
     assert "node-restart: the node, under mysql-router-k8s, probe" in lines
     judged_units = fakes.judged[0][4]["units"]
     assert judged_units == ("probe/0",)  # every unit of both apps seen before (fake: probe/0)
+
+
+def test_a_folder_that_cannot_be_written_at_the_end_gives_way_to_a_fallback(
+    tmp_path: Path, fakes: Fakes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    taken = tmp_path / "run"
+    taken.write_text("something else took this name during the run", "utf-8")
+    lab, _ = make_lab()
+
+    result, lines = run(lab, taken)
+
+    assert result.folder.parent == tmp_path / "tmp" / "repro-evidence"
+    raw = bundle(result.folder)
+    assert raw["error"] is None
+    assert raw["findings"]
+    assert any(
+        line.startswith(f"could not write the evidence to {taken}") and str(result.folder) in line
+        for line in lines
+    )
+    assert taken.read_text("utf-8").startswith("something else")  # never overwritten

@@ -1,0 +1,69 @@
+"""Where a run's evidence goes: a folder of its own, checked before the run, never shared.
+
+Two runs started in the same second into the same ``--evidence-dir`` must not write into one
+folder: the folder is claimed with ``mkdir`` (atomic: exactly one caller creates a given
+name), and a name that is taken makes the next caller try the next suffix. When the chosen
+place cannot be written at the end of a run, the bundle goes to a fallback folder under the
+system's temporary directory, and the caller says where.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from harness.errors import HarnessError
+
+FALLBACK_ROOT = "repro-evidence"
+"""The folder under the temporary directory that takes bundles nothing else could hold."""
+
+_MAX_SUFFIX = 10_000
+
+
+def check_evidence_root(root: Path | str) -> Path:
+    """``root`` as a folder this process can create folders in; HarnessError otherwise.
+
+    Called before anything else happens, so that a bad ``--evidence-dir`` costs nothing.
+    """
+    path = Path(root)
+    fix = "pass --evidence-dir a folder you can write to"
+    for parent in (path, *path.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                what = "is a file" if parent == path else f"is under {parent}, a file"
+                raise HarnessError(f"--evidence-dir {root} {what}", fix)
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise HarnessError(f"--evidence-dir {root}: {parent} is not writable", fix)
+            break
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        # os.access says yes to root on read-only mounts; a real folder says the truth.
+        Path(tempfile.mkdtemp(prefix=".repro-check-", dir=path)).rmdir()
+    except OSError as exc:
+        problem = f"--evidence-dir {root} cannot be written: {exc.strerror}"
+        raise HarnessError(problem, fix) from None
+    return path
+
+
+def claim_folder(root: Path | str, name: str, *, now: datetime | None = None) -> Path:
+    """Create and return a new folder ``<root>/<name>-<UTC time>[-N]`` that no one else has."""
+    base = Path(root)
+    base.mkdir(parents=True, exist_ok=True)
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    for n in range(1, _MAX_SUFFIX):
+        folder = base / (f"{name}-{stamp}" if n == 1 else f"{name}-{stamp}-{n}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise HarnessError(f"{_MAX_SUFFIX} runs named {name} in one second", "use another folder")
+
+
+def fallback_folder(intended: Path | str) -> Path:
+    """A new folder for a bundle that could not be written to ``intended``."""
+    root = Path(tempfile.gettempdir()) / FALLBACK_ROOT
+    root.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{Path(intended).name or 'run'}-", dir=root))

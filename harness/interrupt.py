@@ -1,0 +1,83 @@
+"""Ctrl-C (or SIGTERM) during ``repro run``: the run stops at the next step and says so.
+
+The first signal is recorded and the running task is cancelled; code that never yields to
+the event loop (the twin) stops at the runner's next checkpoint. The bundle is then written
+with the interruption in it, and the command exits 130. A second signal stops at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+HANDLED = (signal.SIGINT, signal.SIGTERM)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """The run was stopped by a signal; the message says which and during what."""
+
+    def __init__(self, signal_name: str, during: str) -> None:
+        self.signal_name = signal_name
+        self.during = during
+        super().__init__(describe(signal_name, during))
+
+
+def describe(signal_name: str, during: str) -> str:
+    """The one line the bundle, the report and the terminal carry."""
+    return (
+        f"interrupted by {signal_name} during {during}"
+        if during
+        else (f"interrupted by {signal_name}")
+    )
+
+
+@dataclass
+class Interruption:
+    """Whether a stop was asked for, and the task to cancel when it is."""
+
+    signal_name: str | None = None
+    _task: asyncio.Task[Any] | None = field(default=None, repr=False)
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False)
+
+    @property
+    def requested(self) -> bool:
+        return self.signal_name is not None
+
+    def attach(self) -> None:
+        """Cancel the current task (from the loop's thread) when a signal arrives."""
+        self._task = asyncio.current_task()
+        self._loop = asyncio.get_running_loop()
+
+    def check(self, during: str) -> None:
+        """Raise RunInterrupted if a stop was asked for; called between steps."""
+        if self.signal_name is not None:
+            raise RunInterrupted(self.signal_name, during)
+
+    def request(self, signal_name: str) -> None:
+        first = self.signal_name is None
+        self.signal_name = self.signal_name or signal_name
+        if not first:
+            raise KeyboardInterrupt  # a second Ctrl-C: stop now; the runner still writes
+        if self._task is not None and self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._task.cancel)
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[Interruption]:
+        """Handle SIGINT and SIGTERM while inside; the previous handlers come back after."""
+
+        def handler(signum: int, frame: FrameType | None) -> None:
+            self.request(signal.Signals(signum).name)
+
+        previous = {sig: signal.getsignal(sig) for sig in HANDLED}
+        for sig in HANDLED:
+            signal.signal(sig, handler)
+        try:
+            yield self
+        finally:
+            for sig, old in previous.items():
+                signal.signal(sig, old)

@@ -1,0 +1,294 @@
+"""What ``repro run`` guarantees about its evidence (README, "Evidence").
+
+Every run gets a folder of its own, even when two start in the same second; a bad
+``--evidence-dir`` fails before anything runs; an interrupted run says so in its bundle and
+in the matrix; Ctrl-C at start-up is one line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import cli
+from harness.errors import HarnessError
+from harness.evidence.bundle import read_bundle
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = "lp2021891-pod-delete"
+
+
+def repro(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def child_env() -> dict[str, str]:
+    paths = [str(ROOT), str(ROOT / "charms" / "probe" / "src"), os.environ.get("PYTHONPATH", "")]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
+
+
+# --- 1. unique folders, atomic bundles ----------------------------------------------------
+
+# Both children wait for the same instant, so they reach the folder choice in the same
+# second, as two CI jobs or two terminals started together do.
+_TOGETHER = textwrap.dedent(
+    """
+    import sys, time
+    start = float(sys.argv[1])
+    time.sleep(max(0.0, start - time.time()))
+    from harness.cli import main
+    sys.exit(main(sys.argv[2:]))
+    """
+)
+
+
+def test_two_concurrent_runs_into_one_folder_give_two_complete_bundles(tmp_path: Path) -> None:
+    evidence_dir = tmp_path / "evidence"
+    start = time.time() + 1.5
+    argv = ["run", SCENARIO, "--backend", "twin", "--evidence-dir", str(evidence_dir)]
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _TOGETHER, repr(start), *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(),
+        )
+        for _ in range(2)
+    ]
+    outputs = [child.communicate(timeout=300) for child in children]
+
+    assert [child.returncode for child in children] == [0, 0], outputs
+    printed = [Path(out.strip().splitlines()[-1]) for out, _ in outputs]
+    assert printed[0] != printed[1], "both runs printed the same folder"
+    assert sorted(p.name for p in evidence_dir.iterdir()) == sorted(p.name for p in printed)
+    for folder in printed:
+        evidence = read_bundle(folder)  # complete and valid JSON, schema-checked
+        assert evidence.complete
+        assert evidence.findings
+        assert (folder / "report.md").read_text("utf-8").startswith("# SIMULATED")
+        assert (folder / "timeline.svg").read_text("utf-8").lstrip().startswith("<svg")
+        assert not [p.name for p in folder.iterdir() if p.name.startswith(".")]  # no temp
+
+
+def test_claims_in_the_same_second_never_share_a_folder(tmp_path: Path) -> None:
+    from harness.evidence.folders import claim_folder
+
+    now = datetime(2026, 12, 2, 12, 0, 0, tzinfo=timezone.utc)
+    claimed: list[Path] = []
+    barrier = threading.Barrier(8)
+
+    def claim() -> None:
+        barrier.wait()
+        claimed.append(claim_folder(tmp_path, "pod-delete-twin", now=now))
+
+    threads = [threading.Thread(target=claim) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert len(set(claimed)) == 8
+    assert "pod-delete-twin-20261202T120000Z" in {p.name for p in claimed}
+    assert all(p.is_dir() and p.parent == tmp_path for p in claimed)
+
+
+# --- 2. a bad --evidence-dir fails first ----------------------------------------------------
+
+
+def _nothing_may_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the run started although its evidence folder is unusable")
+
+    monkeypatch.setattr(cli, "_controller_reachable", forbidden)
+    monkeypatch.setattr(cli, "_run", forbidden)
+
+
+@pytest.mark.parametrize("where", ["file", "under-a-file"])
+def test_an_evidence_dir_that_cannot_hold_folders_fails_before_anything_runs(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    where: str,
+) -> None:
+    _nothing_may_run(monkeypatch)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x", "utf-8")
+    target = blocker if where == "file" else blocker / "evidence"
+
+    code, out, err = repro(capsys, "run", SCENARIO, "--evidence-dir", str(target))
+
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "--evidence-dir" in err
+    assert "a file" in err
+
+
+def test_an_unwritable_evidence_dir_fails_before_anything_runs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _nothing_may_run(monkeypatch)
+    # Root may write anywhere, so the refusal comes from the filesystem call itself,
+    # as it does on a read-only mount.
+    import harness.evidence.folders as folders
+
+    def refuse(*args: Any, **kwargs: Any) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(folders.tempfile, "mkdtemp", refuse)
+
+    code, _, err = repro(capsys, "run", SCENARIO, "--evidence-dir", str(tmp_path / "ev"))
+
+    assert code == 2
+    assert "cannot be written: Permission denied" in err
+    with pytest.raises(HarnessError):
+        folders.check_evidence_root(tmp_path / "ev")
+
+
+# --- 3. an interrupted run is recorded ------------------------------------------------------
+
+
+def test_ctrl_c_during_a_run_stops_it_and_the_bundle_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import harness.observe.snapshot as snapshot
+
+    original = snapshot.take_snapshot
+    calls: list[int] = []
+
+    async def ctrl_c_at_the_second_snapshot(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # what a terminal's Ctrl-C sends
+        return await original(*args, **kwargs)
+
+    monkeypatch.setattr(snapshot, "take_snapshot", ctrl_c_at_the_second_snapshot)
+    evidence_dir = tmp_path / "ev"
+    handler_before = signal.getsignal(signal.SIGINT)
+
+    code, out, err = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(evidence_dir)
+    )
+
+    assert code == 130
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "repro: interrupted by SIGINT during snapshot after"
+    folder = Path(out.strip().splitlines()[-1])
+    evidence = read_bundle(folder)
+    assert evidence.interrupted
+    assert evidence.error == "interrupted by SIGINT during snapshot after"
+    assert not evidence.findings  # it stopped: nothing was judged
+    assert "**The run stopped early:** interrupted by SIGINT" in (folder / "report.md").read_text(
+        "utf-8"
+    )
+    assert signal.getsignal(signal.SIGINT) is handler_before  # pytest's Ctrl-C is back
+
+    code, table, _ = repro(capsys, "matrix", str(evidence_dir))
+    row = next(line for line in table.splitlines() if line.startswith("| pod-delete"))
+    assert "INCOMPLETE run (interrupted by SIGINT during snapshot after)" in row
+    assert "(none observed)" not in row
+    assert row.rstrip(" |").split(" | ")[-2] == "0 (incomplete)"
+
+
+def test_ctrl_c_while_deploying_still_leaves_a_bundle(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import harness.deploy as deploy
+
+    async def interrupted_deploy(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(deploy, "deploy_stack", interrupted_deploy)
+
+    code, out, err = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+
+    assert code == 130
+    assert "Traceback" not in err
+    evidence = read_bundle(Path(out.strip().splitlines()[-1]))
+    assert evidence.interrupted
+    assert evidence.error is not None
+    assert evidence.error.startswith("interrupted")
+    assert any(c.startswith("juju deploy") for c in evidence.commands)
+
+
+# --- 14. Ctrl-C during start-up -------------------------------------------------------------
+
+# Raises KeyboardInterrupt where a Ctrl-C during start-up lands: while the CLI module loads.
+_CTRL_C_WHILE_LOADING = textwrap.dedent(
+    """
+    import importlib, sys
+
+    class CtrlC:
+        def find_spec(self, name, path=None, target=None):
+            if name == "harness.cli":
+                raise KeyboardInterrupt
+            return None
+
+    module_name, function = sys.argv[1].split(":")
+    sys.meta_path.insert(0, CtrlC())
+    sys.exit(getattr(importlib.import_module(module_name), function)())
+    """
+)
+
+
+def test_ctrl_c_while_the_console_script_starts_is_one_line() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
+    entry = re.search(r'^repro = "([^"]+)"', pyproject, re.MULTILINE)
+    assert entry is not None
+
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_WHILE_LOADING, entry.group(1), "list"],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        check=False,
+        timeout=60,
+    )
+
+    assert done.returncode == 130
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == ["repro: interrupted while starting"]
+
+
+# --- 5. one entry per file ------------------------------------------------------------------
+
+
+def test_each_path_is_listed_once_and_the_matrix_agrees_with_the_report(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+    assert code == 0
+    folder = Path(out.strip().splitlines()[-1])
+    evidence = read_bundle(folder)
+    assert evidence.before is not None
+    assert evidence.after is not None
+
+    for snapshot in (evidence.before, evidence.after):
+        keys = [(f.unit, f.container, f.path) for f in snapshot.files]
+        assert len(keys) == len(set(keys)), f"listed twice: {keys}"
+    report = (folder / "report.md").read_text("utf-8")
+    changed, unchanged = map(
+        int,
+        re.search(r"Paths: (\d+) changed, (\d+) unchanged", report).groups(),  # type: ignore[union-attr]
+    )
+    _, table, _ = repro(capsys, "matrix", str(folder))
+    kept, watched = map(int, re.search(r"kept (\d+)/(\d+);", table).groups())  # type: ignore[union-attr]
+    assert (kept, watched) == (unchanged, changed + unchanged)
