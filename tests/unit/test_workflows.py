@@ -650,28 +650,26 @@ done
 """
 
 
-@needs_bash
-@pytest.mark.parametrize("packed", [1, 0, 2])
-def test_pack_probe_moves_exactly_one_packed_charm_into_place(tmp_path: Path, packed: int) -> None:
+def _pack_probe(tmp_path: Path, version: str, pack: str) -> subprocess.CompletedProcess[str]:
+    """pack-probe.sh with stand-ins: charmcraft reports VERSION and runs PACK to pack."""
     (tmp_path / "charms" / "probe").mkdir(parents=True)
     charmcraft = (
         "#!/usr/bin/env bash\n"
-        'if [[ $1 == version ]]; then echo "charmcraft 4.5.0"; exit; fi\n'
+        f'if [[ $1 == version ]]; then echo "charmcraft {version}"; exit; fi\n'
         'echo "charmcraft $* in $PWD" >> "$CALLS"\n'
-        f"for n in $(seq {packed}); do touch probe_ubuntu-22.04-amd64-$n.charm; done\n"
+        f"{pack}\n"
     )
     bin_dir = _fake_bin(
         tmp_path, sudo=FAKE_SUDO, charmcraft=charmcraft, lxd="#!/usr/bin/env bash\n"
     )
-    calls = tmp_path / "calls"
     env = {
         "PATH": f"{bin_dir}:{os.environ['PATH']}",
-        "CALLS": str(calls),
+        "CALLS": str(tmp_path / "calls"),
         "USER": "runner",
         "CHARMCRAFT_CHANNEL": "latest/stable",
         "CHARMCRAFT_MAJOR": "4",
     }
-    result = subprocess.run(
+    return subprocess.run(
         ["bash", str(SCRIPTS / "pack-probe.sh"), "build/probe.charm"],
         env=env,
         cwd=tmp_path,
@@ -679,6 +677,14 @@ def test_pack_probe_moves_exactly_one_packed_charm_into_place(tmp_path: Path, pa
         text=True,
         check=False,
     )
+
+
+@needs_bash
+@pytest.mark.parametrize("packed", [1, 0, 2])
+def test_pack_probe_moves_exactly_one_packed_charm_into_place(tmp_path: Path, packed: int) -> None:
+    pack = f"for n in $(seq {packed}); do touch probe_ubuntu-22.04-amd64-$n.charm; done"
+    result = _pack_probe(tmp_path, "4.5.0", pack)
+    calls = tmp_path / "calls"
     log = calls.read_text()
     assert f"charmcraft pack --verbose in {tmp_path / 'charms' / 'probe'}" in log
     assert "sudo snap install charmcraft --classic --channel=latest/stable" in log
@@ -733,30 +739,7 @@ def test_prepare_lab_hands_concierge_the_jobs_channels(
 
 @needs_bash
 def test_pack_probe_refuses_a_charmcraft_of_another_major(tmp_path: Path) -> None:
-    (tmp_path / "charms" / "probe").mkdir(parents=True)
-    charmcraft = (
-        "#!/usr/bin/env bash\n"
-        'if [[ $1 == version ]]; then echo "charmcraft 5.0.1"; exit; fi\n'
-        "touch probe.charm\n"
-    )
-    bin_dir = _fake_bin(
-        tmp_path, sudo=FAKE_SUDO, charmcraft=charmcraft, lxd="#!/usr/bin/env bash\n"
-    )
-    env = {
-        "PATH": f"{bin_dir}:{os.environ['PATH']}",
-        "CALLS": str(tmp_path / "calls"),
-        "USER": "runner",
-        "CHARMCRAFT_CHANNEL": "latest/stable",
-        "CHARMCRAFT_MAJOR": "4",
-    }
-    result = subprocess.run(
-        ["bash", str(SCRIPTS / "pack-probe.sh"), "build/probe.charm"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = _pack_probe(tmp_path, "5.0.1", "touch probe.charm")
     assert result.returncode == 1
     assert "'charmcraft 5.0.1', not major 4" in result.stderr
     assert not (tmp_path / "charms" / "probe" / "probe.charm").exists()
