@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -239,6 +239,52 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 # --- run -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _ClientPlan:
+    """What a live dry run learns from the local ``juju`` client (no controller needed)."""
+
+    version: JujuVersion | None
+    lines: tuple[str, ...]
+
+
+def _live_client_plan(requested_driver: str) -> _ClientPlan:
+    """The client's version, the driver it implies and what differs on that Juju."""
+    from harness.live.drivers import COVERS, choose_driver, client_version
+
+    text = client_version()
+    if text is None:
+        driver = choose_driver(requested_driver, None)
+        return _ClientPlan(
+            None, (f"# juju client: not found or not answering; Juju driver {driver} assumed",)
+        )
+    version = _juju(text)
+    driver = choose_driver(requested_driver, version)
+    lines = [
+        f"# juju client {text} (Juju {version.major}.{version.minor}): "
+        f"Juju driver {driver} (covers Juju {COVERS[driver]})"
+    ]
+    if version.major >= 4:
+        lines += [
+            "# Juju 4: python-libjuju does not support it; jubilant drives the juju CLI",
+            "# Juju 4: the probe is deployed as a packed .charm (deploying a directory was "
+            "removed)",
+            "# Juju 4: juju show-unit shows each unit's own application databag, so relation "
+            "data is read from the units on both sides",
+        ]
+    return _ClientPlan(version, tuple(lines))
+
+
+def _expected_hooks_line(disruption: str, juju: JujuVersion) -> str:
+    from harness.catalogue import load
+
+    try:
+        expectation = load().expect(disruption, juju)
+    except HarnessError as error:
+        return f"# the catalogue has no expectation for {disruption} on Juju {juju}: {error}"
+    hooks = ", ".join(expectation.required_hooks()) or "(none)"
+    return f"# the catalogue expects on Juju {juju.major}.{juju.minor}: {hooks}"
+
+
 def _controller_reachable() -> bool:
     try:
         from harness.live.lab import controller_reachable
@@ -344,8 +390,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("note: --juju is ignored on live: the controller's version decides", flush=True)
     if args.dry_run:
         model = args.model or f"repro-{chosen.name}"
+        if backend == "live":
+            client = _live_client_plan(args.juju_driver)
+            juju = client.version or juju
+            for line in client.lines:
+                print(line)
         for line in plan(chosen, stack, model=model, namespace=model, juju=juju):
             print(line)
+        if backend == "live" and juju is not None:
+            print(_expected_hooks_line(chosen.disruption, juju))
         return 0
     folder = claim_folder(args.evidence_dir, f"{chosen.name}-{backend}")
     interruption = Interruption()
@@ -384,8 +437,9 @@ async def _run(
     if backend == "live":
         from harness.live.lab import connect_lab
 
-        async with connect_lab(args.model, args.keep_model) as lab:
-            print(f"model: {lab.juju.model_name}", flush=True)
+        async with connect_lab(args.model, args.keep_model, driver=args.juju_driver) as lab:
+            driver = getattr(lab.juju, "driver", "?")
+            print(f"model: {lab.juju.model_name} (Juju driver {driver})", flush=True)
             print("deploying the stack", flush=True)
             await deploy_stack(lab, stack)
             return await run_scenario(lab, scenario, stack, folder, interruption=interruption)
@@ -437,6 +491,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-model", action="store_true", help="do not destroy the model")
     p.add_argument("--dry-run", action="store_true", help="print the plan, touch nothing")
     p.add_argument("--probe-charm", metavar="PATH", help="the packed probe .charm (live)")
+    p.add_argument(
+        "--juju-driver",
+        choices=("auto", "libjuju", "jubilant"),
+        default="auto",
+        help="live: python-libjuju (Juju 2.9, 3.x) or jubilant (3.x, 4.x); "
+        "auto follows the controller's version",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="re-render a bundle")

@@ -55,3 +55,4 @@ class Versions:
     microk8s: str | None = None
     kubernetes: str | None = None
     charms: tuple[CharmVersion, ...] = field(default_factory=tuple)
+    juju_driver: str | None = None  # live: "libjuju" or "jubilant"; None on the twin

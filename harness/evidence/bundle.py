@@ -266,7 +266,10 @@ def hook_to_json(h: HookRecord) -> dict[str, Any]:
 
 
 def versions_to_json(v: Versions) -> dict[str, Any]:
+    # juju_driver came later: written only when known, so twin bundles stay as they were.
+    driver = {"juju_driver": v.juju_driver} if v.juju_driver else {}
     return {
+        **driver,
         "juju_client": v.juju_client,
         "juju_controller": v.juju_controller,
         "juju_agent": v.juju_agent,
@@ -417,6 +420,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
             juju_agent=_opt_str(v.get("juju_agent")),
             microk8s=_opt_str(v.get("microk8s")),
             kubernetes=_opt_str(v.get("kubernetes")),
+            juju_driver=_opt_str(v.get("juju_driver")),
             charms=tuple(
                 CharmVersion(
                     app=c["app"],

@@ -60,6 +60,8 @@ def _summary(e: Evidence) -> list[str]:
         for c in sorted(v.charms, key=lambda c: c.app)
     )
     backend = f"{e.backend} (SIMULATED)" if e.simulated else e.backend
+    if v.juju_driver:
+        backend += f", Juju driver {v.juju_driver}"
     juju = (
         f"client {_or_unknown(v.juju_client)}, controller {_or_unknown(v.juju_controller)}, "
         f"agent {_or_unknown(v.juju_agent)}"

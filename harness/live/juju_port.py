@@ -21,7 +21,7 @@ from harness.live.juju_cli import JujuCLI, JujuCLIError
 from harness.live.process import ProcessTimeout
 from harness.observations import Databag, UnitStatus
 from harness.ports import ActionResult, AppSpec, Clock
-from harness.versions import CharmVersion, Versions
+from harness.versions import CharmVersion, JujuVersion, Versions
 from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,8 @@ def is_local_charm(charm: str) -> bool:
 class LiveJujuPort:
     """One Juju model, through a libjuju ``Model`` and a ``JujuCLI`` bound to it."""
 
+    driver = "libjuju"  # recorded in the evidence (versions.juju_driver)
+
     def __init__(
         self,
         model: Any,
@@ -128,6 +130,7 @@ class LiveJujuPort:
         self._reconnect_timeout = reconnect_timeout
         self._logging_change: tuple[str, str] | None = None  # (original, ours)
         self._logging_checked = False
+        self._juju_major: int | None = None
 
     @property
     def model_name(self) -> str:
@@ -254,7 +257,23 @@ class LiveJujuPort:
             if unknown is not None:
                 raise unknown from None
             raise
-        return parse_show_unit(text)
+        return parse_show_unit(text, local_app_data=await self._show_unit_shows_local_app())
+
+    async def _show_unit_shows_local_app(self) -> bool:
+        """Juju 4.0 prints the unit's own application databag as ``application-data``.
+
+        Before 4.0 it was the other side's (juju/juju docs/howto/
+        upgrade-your-juju-deployment-from-36-to-40.md, "juju show-unit relation
+        application-data now uses the local side"). The controller decides; its major
+        equals the client's (``check_versions``), so the client's is the fallback.
+        """
+        if self._juju_major is None:
+            try:
+                agent = str((await self.cli.show_controller()).get("agent-version") or "")
+                self._juju_major = JujuVersion.parse(agent).major
+            except (HarnessError, ValueError):
+                self._juju_major = (await self.cli.version()).major
+        return self._juju_major >= 4
 
     async def debug_log(self) -> str:
         return await self.cli.debug_log()
@@ -284,12 +303,32 @@ class LiveJujuPort:
             juju_controller=controller or None,
             juju_agent=agent or None,
             charms=tuple(sorted(charms, key=lambda c: c.app)),
+            juju_driver=self.driver,
         )
 
     # After a node restart.
 
     async def reconnect(self) -> None:
         """Wait until the controller answers ``juju status``, then reconnect libjuju's model."""
+        await self.wait_for_api()
+
+        async def connect() -> bool:
+            await self.model.disconnect()
+            await self.model.connect(self._connect_name)
+            return True
+
+        await wait_for(
+            f"libjuju to reconnect to model {self._connect_name}",
+            connect,
+            bool,
+            timeout=self._reconnect_timeout,
+            clock=self._clock,
+            interval=5.0,
+            retry_on=(Exception,),
+        )
+
+    async def wait_for_api(self) -> None:
+        """Wait until the controller answers ``juju status`` again (a new CLI connection)."""
 
         async def api_answers() -> tuple[bool, str]:
             rc, _, err = await self.cli.raw("status", "--format", "json", timeout=60)
@@ -307,21 +346,6 @@ class LiveJujuPort:
             retry_on=(ProcessTimeout, OSError),
         )
 
-        async def connect() -> bool:
-            await self.model.disconnect()
-            await self.model.connect(self._connect_name)
-            return True
-
-        await wait_for(
-            f"libjuju to reconnect to model {self._connect_name}",
-            connect,
-            bool,
-            timeout=self._reconnect_timeout,
-            clock=self._clock,
-            interval=5.0,
-            retry_on=(Exception,),
-        )
-
     # The model's logging-config: keep hook lines, restore only what we changed.
 
     async def keep_hook_logging(self) -> str | None:
@@ -331,13 +355,12 @@ class LiveJujuPort:
         nothing is changed, and nothing will be restored).
         """
         self._logging_checked = True
-        config = await self.model.get_config()
-        current = _config_text(config.get("logging-config"))
+        current = await self._logging_config()
         wanted = with_hook_lines(current)
         if wanted is None:
             log.info("logging-config %r keeps hook lines; left as it is", current)
             return None
-        await self.model.set_config({"logging-config": wanted})
+        await self._set_logging_config(wanted)
         self._logging_change = (current, wanted)
         log.info("logging-config %r -> %r so hook lines are kept", current, wanted)
         return wanted
@@ -347,12 +370,20 @@ class LiveJujuPort:
         if self._logging_change is None:
             return
         original, ours = self._logging_change
-        config = await self.model.get_config()
-        now = _config_text(config.get("logging-config"))
+        now = await self._logging_config()
         if now != ours:
             log.info("logging-config changed by someone else (%r); not restoring", now)
-        elif original:
-            await self.model.set_config({"logging-config": original})
+        else:
+            await self._set_logging_config(original or None)
+        self._logging_change = None
+
+    async def _logging_config(self) -> str:
+        config = await self.model.get_config()
+        return _config_text(config.get("logging-config"))
+
+    async def _set_logging_config(self, value: str | None) -> None:
+        """Set the model's logging-config, or reset it to Juju's default (None)."""
+        if value:
+            await self.model.set_config({"logging-config": value})
         else:
             await self.cli.run("model-config", "--reset", "logging-config")
-        self._logging_change = None

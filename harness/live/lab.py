@@ -23,6 +23,7 @@ from typing import Any
 from harness.errors import EnvironmentUnavailable, HarnessError, WaitTimeout
 from harness.live.clock import RealClock
 from harness.live.cluster_port import LiveClusterPort
+from harness.live.drivers import choose_driver
 from harness.live.juju_cli import JujuCLI, OpsTestJuju, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort
 from harness.live.microk8s import MicroK8sNode
@@ -118,6 +119,32 @@ def lab_from_ops_test(ops_test: Any, *, clock: Clock | None = None) -> Lab:
     )
 
 
+def lab_from_jubilant(juju: Any, *, clock: Clock | None = None) -> Lab:
+    """A live Lab on the model a ``jubilant.Juju`` is bound to (pytest-jubilant's ``juju``).
+
+    The model belongs to whoever made the ``Juju`` (pytest-jubilant creates and destroys it);
+    call ``open_lab`` before deploying and ``close_lab`` at teardown, as with ``ops_test``.
+    """
+    from harness.live.jubilant_port import JubilantJujuPort
+
+    clock = clock or RealClock()
+    port = JubilantJujuPort(juju, clock=clock)
+    _stderr(f"live model: {juju.model} (namespace {port.model_name}; Juju driver jubilant)")
+    return Lab(
+        backend="live",
+        juju=port,
+        cluster=LiveClusterPort(port.model_name),
+        node=MicroK8sNode(clock=clock),
+        clock=clock,
+    )
+
+
+def _jubilant_juju(model: str) -> Any:
+    import jubilant
+
+    return jubilant.Juju(model=model)
+
+
 async def open_lab(lab: Lab) -> None:
     """Before hooks run: make the model keep uniter hook lines in its debug-log."""
     if isinstance(lab.juju, LiveJujuPort):
@@ -172,10 +199,14 @@ async def connect_lab(
     cli_for: Callable[[str | None], JujuCLI] = lambda name: JujuCLI(SubprocessJuju(name)),
     model_factory: Callable[[], Any] = _default_model,
     destroy_timeout: float = DESTROY_TIMEOUT,
+    driver: str = "auto",
+    jubilant_factory: Callable[[str], Any] = _jubilant_juju,
 ) -> AsyncIterator[Lab]:
     """A live Lab on the current controller: ``model`` if given, else a new model.
 
     A model this made is destroyed on exit unless ``keep``; an existing one never is.
+    ``driver`` (auto, libjuju, jubilant) picks the Juju driver; auto follows the
+    controller's version (``harness.live.drivers``).
     """
     clock = clock or RealClock()
     root = cli_for(None)
@@ -184,6 +215,7 @@ async def connect_lab(
     except HarnessError as error:
         raise no_controller() from error
     check_versions((await root.version()).major, details.get("agent-version"))
+    chosen = choose_driver(driver, details.get("agent-version") or await root.version())
     existing = await root.models()
     name = model or new_model_name()
     created = name not in existing
@@ -191,10 +223,16 @@ async def connect_lab(
         await root.add_model(name)
     echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {name})")
 
-    libjuju = model_factory()
-    await libjuju.connect(name)
-    cli = cli_for(name)
-    juju = LiveJujuPort(libjuju, cli, model_name=name, clock=clock)
+    libjuju = None
+    juju: LiveJujuPort
+    if chosen == "jubilant":
+        from harness.live.jubilant_port import JubilantJujuPort
+
+        juju = JubilantJujuPort(jubilant_factory(name), clock=clock)
+    else:
+        libjuju = model_factory()
+        await libjuju.connect(name)
+        juju = LiveJujuPort(libjuju, cli_for(name), model_name=name, clock=clock)
     lab = Lab(
         backend="live",
         juju=juju,
@@ -208,7 +246,8 @@ async def connect_lab(
     finally:
         await close_lab(lab)
         try:
-            await libjuju.disconnect()
+            if libjuju is not None:
+                await libjuju.disconnect()
         except Exception as error:  # the model may be gone with the controller
             log.warning("disconnecting from %s: %s", name, error)
         if created and not keep:

@@ -2,8 +2,10 @@
 
 Each ``relation-info[]`` entry gives, as the shown unit sees it:
 
-- ``application-data``: the databag of the *other* application (of the unit's own
-  application on a peer relation). show-unit does not name that application, so the owner
+- ``application-data``: before Juju 4.0 the databag of the *other* application (of the
+  unit's own application on a peer relation); from 4.0 on the unit's *own* application's
+  (``local_app_data=True``; juju/juju docs/howto/upgrade-your-juju-deployment-from-36-to-40.md).
+  Before 4.0: show-unit does not name that application, so the owner
   is derived: the application of the ``related-units`` that is not the unit's own; on a peer
   relation (only own-application units, or ``local-unit`` with data, which Juju prints for
   peers only) the unit's own application; with no related unit at all, ``UNKNOWN_APP``
@@ -39,8 +41,14 @@ UNKNOWN_APP = "<unknown>"
 _FIX = "pass the output of `juju show-unit UNIT --format json` (or yaml)"
 
 
-def parse_show_unit(text: str, source: DatabagSource = "show-unit") -> tuple[Databag, ...]:
-    """Every databag each shown unit can see, one per (relation, owner, scope)."""
+def parse_show_unit(
+    text: str, source: DatabagSource = "show-unit", *, local_app_data: bool = False
+) -> tuple[Databag, ...]:
+    """Every databag each shown unit can see, one per (relation, owner, scope).
+
+    ``local_app_data``: ``application-data`` is the shown unit's own application's (Juju
+    4.0 and later) rather than the other side's.
+    """
     document = load_mapping(text, "juju show-unit output", _FIX)
     bags: list[Databag] = []
     for unit, info in document.items():
@@ -54,11 +62,13 @@ def parse_show_unit(text: str, source: DatabagSource = "show-unit") -> tuple[Dat
         if not isinstance(relations, list):
             raise HarnessError(f"relation-info of {unit} in juju show-unit is not a list", _FIX)
         for relation in relations:
-            bags.extend(_relation_bags(str(unit), relation, source))
+            bags.extend(_relation_bags(str(unit), relation, source, local_app_data))
     return tuple(bags)
 
 
-def _relation_bags(seen_by: str, relation: object, source: DatabagSource) -> Iterator[Databag]:
+def _relation_bags(
+    seen_by: str, relation: object, source: DatabagSource, local_app_data: bool
+) -> Iterator[Databag]:
     if not isinstance(relation, Mapping):
         raise HarnessError(f"a relation-info entry of {seen_by} is not a mapping", _FIX)
     relation_id = as_int(relation.get("relation-id"))
@@ -86,7 +96,11 @@ def _relation_bags(seen_by: str, relation: object, source: DatabagSource) -> Ite
         )
 
     if "application-data" in relation:
-        owner = _app_data_owner(seen_by, related, peer_hint=not is_null(local_data))
+        owner = (
+            _app(seen_by)
+            if local_app_data
+            else _app_data_owner(seen_by, related, peer_hint=not is_null(local_data))
+        )
         yield bag(owner, "app", relation["application-data"])
     if not is_null(local_data):
         yield bag(seen_by, "unit", local_data)

@@ -14,7 +14,23 @@ Everything the twin reports says it is simulated.
 from __future__ import annotations
 
 from harness.twin.clock import TwinClock
-from harness.twin.disruption import TwinResult, run_disruption
+from harness.twin.disruption import CharmHookError, TwinResult, run_disruption
+from harness.twin.image import LINUX, Image
 from harness.twin.lab import make_lab
+from harness.twin.trace import HookTrace
+from harness.twin.workload import CommandRun, ExecCall, ExecHandler, ExecResult
 
-__all__ = ["TwinClock", "TwinResult", "make_lab", "run_disruption"]
+__all__ = [
+    "LINUX",
+    "CharmHookError",
+    "CommandRun",
+    "ExecCall",
+    "ExecHandler",
+    "ExecResult",
+    "HookTrace",
+    "Image",
+    "TwinClock",
+    "TwinResult",
+    "make_lab",
+    "run_disruption",
+]

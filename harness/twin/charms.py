@@ -21,6 +21,8 @@ import ops
 import yaml
 
 from harness.errors import HarnessError
+from harness.twin.image import Image
+from harness.twin.workload import ExecHandlers
 
 # Wraps one hook run of one unit: the twin passes the unit's context and gets back a
 # context manager that sets up whatever that charm needs (patched clients, time).
@@ -40,7 +42,13 @@ class HookEnv:
 
 @dataclass(frozen=True)
 class CharmSource:
-    """A charm the twin deploys: its class and its charmcraft.yaml (as a dict)."""
+    """A charm the twin deploys: its class and its charmcraft.yaml (as a dict).
+
+    ``images`` gives each container's image (default: a Linux image's usual
+    directories); ``exec_handlers`` the workload's behaviour per container and command
+    prefix (see ``harness.twin.workload``). A ``simulated_stand_in`` is a charm written
+    for the twin in place of one it cannot run; everything about it says so.
+    """
 
     name: str
     charm_type: type[ops.CharmBase]
@@ -49,6 +57,8 @@ class CharmSource:
     simulated_stand_in: bool = False
     # Where things live in the charm container (the probe reads PROBE_ROOTFS for it).
     env: Mapping[str, str] = field(default_factory=dict)
+    images: Mapping[str, Image] = field(default_factory=dict)
+    exec_handlers: ExecHandlers = field(default_factory=dict)
 
     @property
     def containers(self) -> tuple[str, ...]:

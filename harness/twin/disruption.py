@@ -1,39 +1,39 @@
 """``run_disruption``: put one unit of any ops charm through a disruption, in a unit test.
 
     from ops import testing
-    from harness.twin import run_disruption
+    from harness.twin import Image, run_disruption
 
     ctx = testing.Context(MyCharm)
     state = testing.State(leader=True, containers={testing.Container("app", can_connect=True)})
-    result = run_disruption(ctx, state, "pod-delete")
-    assert result.hooks == ("stop", "upgrade-charm", "config-changed", "start", "app-pebble-ready")
+    result = run_disruption(ctx, state, "node-restart", images={"app": Image.linux(["/etc/app"])})
+    assert result.hooks == ("start", "app-pebble-ready")
     assert result.read_text("app", "/etc/app/app.conf") is not None  # written again?
 
-The hooks are the catalogue's for the Juju version (the twin never invents a sequence);
-between them the filesystem layers behave as on Kubernetes:
+What the disruption does to the unit is decided by ``harness.twin.engine`` from the
+catalogue entry for the Juju version (the same decision the twin lab makes): the hooks,
+in order, and between them the layers of a Kubernetes pod:
 
-- a container's root filesystem is fresh whenever that container starts again (new pod,
-  node restart, container restart): every ``Mount`` of the container is treated as part
-  of its root filesystem unless named in ``storage_mounts`` (those are volumes and kept);
-  Pebble layers and service statuses start empty too;
-- the charm directory's unit state (``stored_states``, deferred events) is lost with the
-  pod, unless ``use_juju_for_storage=True`` (ops' controller-backed StoredState);
+- a container that starts again starts from its image (``images``; by default the usual
+  directories of a Linux image): what the charm or the workload wrote is gone; its
+  Pebble plan and service statuses are empty. Every ``Mount`` of the given state is part
+  of the container's root filesystem unless named in ``storage_mounts`` (a volume);
+- a new pod also means a new charm directory: local ``StoredState`` and deferred events
+  are lost, unless ``use_juju_for_storage=True`` (ops' controller-backed StoredState);
 - relations, leadership, config, secrets and storages live on the controller: kept.
-  ``scale-down-up`` replaces the unit: its own unit databags start again from Juju's
-  defaults and it runs the deploy and integrate hooks.
 
-The Context's charm root is left as given: a new pod gets the same charm code.
-Hooks ops.testing cannot dispatch (``leader-settings-changed``) are listed in
-``result.skipped`` with the reason, never dropped silently. An exception in the charm
-propagates as ops.testing raises it.
+While a hook runs, ``exec_handlers`` answer the charm's ``Container.exec`` calls with
+the workload's behaviour (see ``harness.twin.workload``). The result's ``state`` is an
+ordinary ops.testing State: the caller's Context can run more events on it and sees the
+filesystem the twin left. A charm exception becomes a ``CharmHookError`` naming the
+disruption, step, hook and Juju version, with the partial result.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import shutil
 import tempfile
-import weakref
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -45,8 +45,19 @@ from harness.catalogue.model import Expectation
 from harness.disrupt.base import NAMES
 from harness.errors import HarnessError, UnknownName
 from harness.twin import layers
-from harness.twin.hooks import RELATION_KINDS, Skip, event_for, plan
+from harness.twin.engine import Arrival, Change, UnitPlan, decide, lifecycle
+from harness.twin.hooks import RELATION_KINDS, Skip, event_for
+from harness.twin.image import Image, check_images, image_for
 from harness.twin.model import CHARM_CONTAINER
+from harness.twin.trace import HookTrace, traced
+from harness.twin.workload import (
+    ExecHandler,
+    ExecHandlerError,
+    ExecHandlers,
+    Recorder,
+    attached,
+    normalise,
+)
 from harness.twin.world import ExpectationSource
 from harness.versions import JujuVersion
 
@@ -56,48 +67,102 @@ REFUSED = {
     "charm-pod-spec-change": "charm-pod-spec-change needs the probe charm patching its own "
     "StatefulSet; run the twin lab (harness.twin.make_lab) for it",
 }
-# Disruptions whose pod is replaced: the unit's local state goes with it.
-_NEW_POD = frozenset({"pod-delete", "pod-spec-change", "charm-refresh"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class TwinResult:
-    """What one simulated disruption did to one unit. Always ``simulated``."""
+    """What one SIMULATED disruption did to one unit."""
 
     disruption: str
     juju_version: str
     hooks: tuple[str, ...]  # the hooks that ran, in order
     skipped: tuple[tuple[str, str], ...]  # (hook, why the twin could not run it)
-    state: testing.State  # the final state
+    state: testing.State  # the final state: run more events on it with the same Context
+    trace: tuple[HookTrace, ...] = ()  # per hook: commands, pushes, status after
+    variant: str | None = None
+    unit: str = ""  # the unit's name after the disruption
     simulated: bool = True
     # Each container's root filesystem layer at the end (for paths no mount covers).
-    _roots: Mapping[str, Path] = field(default_factory=dict, repr=False, compare=False)
+    _roots: Mapping[str, Path] = field(default_factory=dict, compare=False)
+
+    def __repr__(self) -> str:
+        name = self.disruption if self.variant is None else f"{self.disruption}/{self.variant}"
+        lines = [f"TwinResult(SIMULATED {name} on Juju {self.juju_version}, {self.unit}:"]
+        lines.extend(f"  {hook.brief()}" for hook in self.trace)
+        return "\n".join(lines) + ")"
 
     def path(self, container: str, path: str) -> Path:
         """Where a file of the container's final filesystem lives on this machine."""
-        found = self.state.get_container(container)
+        found = self._container(container)
+        if not path.startswith("/"):
+            raise HarnessError(
+                f"{path!r} is not an absolute path", "give a path such as /etc/app/app.conf"
+            )
         best: tuple[int, Path] | None = None
+        target = PurePosixPath(path)
         for mount in found.mounts.values():
             location = PurePosixPath(str(mount.location))
-            target = PurePosixPath(path)
             if target == location or location in target.parents:
                 depth = len(location.parts)
                 if best is None or depth > best[0]:
-                    rest = target.relative_to(location).parts
-                    best = (depth, Path(mount.source).joinpath(*rest))
+                    best = (
+                        depth,
+                        Path(mount.source).joinpath(*target.relative_to(location).parts),
+                    )
         if best is not None:
             return best[1]
-        if not path.startswith("/") or container not in self._roots:
-            raise HarnessError(
-                f"{path} is not on any mount of container {container!r}",
-                "give an absolute path inside the container",
-            )
         return layers.in_layer(self._roots[container], path)
 
     def read_text(self, container: str, path: str) -> str | None:
         """The file's text after the disruption, or None when it is not there."""
         local = self.path(container, path)
         return local.read_text() if local.is_file() else None
+
+    def _container(self, name: str) -> testing.Container:
+        for container in self.state.containers:
+            if container.name == name:
+                return container
+        known = ", ".join(sorted(c.name for c in self.state.containers)) or "none"
+        raise UnknownName(
+            f"the unit has no container {name!r} (simulated)", f"containers: {known}"
+        )
+
+
+class CharmHookError(HarnessError):
+    """The charm raised in a hook the twin ran: names the disruption, the step, the hook
+    and the Juju version; the charm's exception is chained (``__cause__``).
+
+    ``partial`` is the result up to the failing hook (hooks run so far, their trace, and
+    as ``partial.state`` the state the failing hook was given).
+    """
+
+    def __init__(
+        self,
+        *,
+        disruption: str,
+        step: str,
+        hook: str,
+        juju_version: str,
+        error: BaseException,
+        partial: TwinResult,
+    ) -> None:
+        self.disruption = disruption
+        self.step = step
+        self.hook = hook
+        self.juju_version = juju_version
+        self.partial = partial
+        ran = ", ".join(partial.hooks) or "none"
+        what = (
+            str(error)
+            if isinstance(error, ExecHandlerError)
+            else f"the charm raised {type(error).__name__}: {error}"
+        )
+        super().__init__(
+            f"SIMULATED {disruption} on Juju {juju_version}: {what} in hook {hook!r} "
+            f"({step}); hooks before it: {ran}",
+            "the charm's exception is chained below; .partial holds the hooks run and the "
+            "state the hook was given",
+        )
 
 
 def run_disruption(
@@ -106,16 +171,24 @@ def run_disruption(
     disruption: str,
     juju_version: str = "3.6",
     *,
+    variant: str | None = None,
     container: str | None = None,
+    images: Mapping[str, Image] | None = None,
+    exec_handlers: ExecHandlers | None = None,
     storage_mounts: Collection[str] = (),
     use_juju_for_storage: bool = False,
+    workdir: str | Path | None = None,
     expectations: ExpectationSource | None = None,
 ) -> TwinResult:
-    """Run the hooks the catalogue predicts for ``disruption`` on one unit (simulated).
+    """Run what the catalogue predicts for ``disruption`` on one unit (SIMULATED).
 
-    ``container`` picks the container for ``container-restart`` (default: the first in
-    the state; ``"charm"`` restarts the charm container). ``storage_mounts`` names the
-    container mounts that are storage volumes (kept across restarts).
+    ``variant`` selects a catalogued branch of the disruption (default: its main one).
+    ``container`` is the container ``container-restart`` restarts (default: the first
+    workload container; ``"charm"``: the charm container). ``images`` gives each
+    container's image (default ``Image()``: a Linux image's usual directories).
+    ``exec_handlers`` maps container -> command prefix -> handler. ``storage_mounts``
+    names the mounts that are storage volumes. ``workdir`` holds the filesystem layers
+    (a temporary directory removed when the Python process exits, by default).
     """
     if disruption in REFUSED:
         raise HarnessError(REFUSED[disruption])
@@ -128,34 +201,52 @@ def run_disruption(
 
         expectations = load().expect
     names = sorted(c.name for c in state.containers)
-    restarted = container
+    check_images(images, names)
+    handlers = normalise(exec_handlers, names)
+    target = container
     if disruption == "container-restart":
-        restarted = container or (names[0] if names else CHARM_CONTAINER)
-        if restarted != CHARM_CONTAINER and restarted not in names:
+        target = container or (names[0] if names else CHARM_CONTAINER)
+        if target not in (*names, CHARM_CONTAINER):
             raise UnknownName(
-                f"the state has no container {restarted!r}",
+                f"the state has no container {target!r}",
                 f"use one of: {', '.join([*names, CHARM_CONTAINER])}",
             )
-    variant = (
-        "charm" if disruption == "container-restart" and restarted == CHARM_CONTAINER else None
-    )
+        if variant is None and target == CHARM_CONTAINER:
+            variant = "charm"
     expectation = expectations(disruption, version, variant=variant)
-    workdir = Path(tempfile.mkdtemp(prefix="twin-simulated-"))
-    run = _Run(ctx, str(version), workdir, storage_mounts, use_juju_for_storage)
+    folder = Path(workdir) if workdir is not None else _temporary()
+    folder.mkdir(parents=True, exist_ok=True)
+    run = _Run(
+        ctx,
+        disruption=disruption,
+        variant=variant,
+        version=str(version),
+        workdir=folder,
+        images=images,
+        handlers=handlers,
+        storage_mounts=storage_mounts,
+        use_juju_for_storage=use_juju_for_storage,
+    )
     with run.juju_version():
         current = run.adopt(state)
-        current = run.disrupt(current, disruption, expectation, restarted, expectations, version)
-    result = TwinResult(
-        disruption=disruption,
-        juju_version=str(version),
-        hooks=tuple(run.hooks),
-        skipped=tuple(run.skipped),
-        state=current,
-        _roots=dict(run.roots),
-    )
-    # The final state's mounts point into workdir: it lives as long as the result.
-    weakref.finalize(result, shutil.rmtree, str(workdir), True)
-    return result
+        unit_plan = decide(
+            expectation,
+            containers=names,
+            endpoints=sorted({r.endpoint for r in state.relations}),
+            storages=sorted({s.name for s in state.storages}),
+            leader=state.leader,
+            target=target if expectation.scope == "container" else None,
+            deploy=expectations("deploy", version),
+        )
+        current = run.follow(current, unit_plan, expectations("integrate", version))
+    return run.result(current)
+
+
+def _temporary() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="twin-simulated-"))
+    # The returned state's mounts point here: keep it while the process runs.
+    atexit.register(shutil.rmtree, str(folder), True)
+    return folder
 
 
 class _Run:
@@ -164,49 +255,85 @@ class _Run:
     def __init__(
         self,
         ctx: testing.Context[Any],
-        juju_version: str,
+        *,
+        disruption: str,
+        variant: str | None,
+        version: str,
         workdir: Path,
+        images: Mapping[str, Image] | None,
+        handlers: Mapping[str, Mapping[tuple[str, ...], ExecHandler]],
         storage_mounts: Collection[str],
         use_juju_for_storage: bool,
     ) -> None:
         self.ctx = ctx
-        self.version = juju_version
+        self.disruption = disruption
+        self.variant = variant
+        self.version = version
         self.workdir = workdir
+        self.images = images
+        self.handlers = handlers
         self.storage_mounts = set(storage_mounts)
         self.keep_stored_state = use_juju_for_storage
         self.hooks: list[str] = []
         self.skipped: list[tuple[str, str]] = []
+        self.trace: list[HookTrace] = []
         self.roots: dict[str, Path] = {}
+        self.unit_id = ctx.unit_id
         self._serial = 0
 
     @contextlib.contextmanager
     def juju_version(self) -> Iterator[None]:
-        saved = self.ctx.juju_version
+        saved = self.ctx.juju_version, self.ctx.unit_id
         self.ctx.juju_version = self.version
         try:
             yield
         finally:
-            self.ctx.juju_version = saved
+            self.ctx.juju_version, self.ctx.unit_id = saved
 
-    def _next(self) -> int:
-        self._serial += 1
-        return self._serial
+    def result(self, state: testing.State) -> TwinResult:
+        app = self.ctx.app_name or "app"
+        return TwinResult(
+            disruption=self.disruption,
+            juju_version=self.version,
+            hooks=tuple(self.hooks),
+            skipped=tuple(self.skipped),
+            state=state,
+            trace=tuple(self.trace),
+            variant=self.variant,
+            unit=f"{app}/{self.unit_id}",
+            _roots=dict(self.roots),
+        )
+
+    # Layers ----------------------------------------------------------------------------
 
     def _fresh_root(self, container: str) -> Path:
-        root = layers.fresh_dir(self.workdir / f"{container}-{self._next()}")
+        self._serial += 1
+        root = layers.fresh_dir(self.workdir / f"{container}-{self._serial}")
+        image_for(self.images, container).lay_down(root)
         self.roots[container] = root
         return root
 
+    def _kept(self, c: testing.Container) -> dict[str, testing.Mount]:
+        return {n: m for n, m in c.mounts.items() if n in self.storage_mounts}
+
+    def offer(self, state: testing.State) -> testing.State:
+        """Each container's root layer as ops.testing mounts (one per top-level entry, so
+        what the last hook created at the top level is mounted too), volumes beside."""
+        containers = [
+            replace(c, mounts={**layers.mounts(self.roots[c.name]), **self._kept(c)})
+            if c.name in self.roots
+            else c
+            for c in state.containers
+        ]
+        return replace(state, containers=frozenset(containers))
+
     def adopt(self, state: testing.State) -> testing.State:
-        """Copy the containers' filesystems into layers the twin owns (the test's stay as
-        they are) and offer each as the container's root filesystem."""
-        containers = []
+        """The running unit: each container's image, with the test's mounts copied over it
+        (the test's own directories are never changed)."""
         for c in state.containers:
             root = self._fresh_root(c.name)
-            kept = {}
             for name, mount in c.mounts.items():
                 if name in self.storage_mounts:
-                    kept[name] = mount
                     continue
                 source = Path(mount.source)
                 target = layers.in_layer(root, str(mount.location))
@@ -215,121 +342,101 @@ class _Run:
                     shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
                 elif source.exists():
                     shutil.copy2(source, target)
-            containers.append(replace(c, mounts={**layers.mounts(root), **kept}))
-        return replace(state, containers=frozenset(containers))
+        return self.offer(state)
 
-    def restart(self, state: testing.State, names: Collection[str]) -> testing.State:
-        """Containers start again: fresh root filesystems, empty Pebble plans."""
+    def apply(self, state: testing.State, change: Change) -> testing.State:
+        """The engine's change, on an ops.testing State."""
         containers = []
         for c in state.containers:
-            if c.name in names:
-                kept = {n: m for n, m in c.mounts.items() if n in self.storage_mounts}
-                root = self._fresh_root(c.name)
-                c = replace(
-                    c,
-                    mounts={**layers.mounts(root), **kept},
-                    layers={},
-                    service_statuses={},
-                    notices=(),
-                    check_infos=frozenset(),
-                )
+            if change.restarts(c.name):
+                self._fresh_root(c.name)
+                c = replace(c, layers={}, service_statuses={}, notices=(), check_infos=frozenset())
             containers.append(c)
-        return replace(state, containers=frozenset(containers))
-
-    def new_pod(self, state: testing.State) -> testing.State:
-        state = self.restart(state, {c.name for c in state.containers})
+        state = self.offer(replace(state, containers=frozenset(containers)))
+        if not change.new_pod:
+            return state
         if self.keep_stored_state:
             return replace(state, deferred=[])
         return replace(state, stored_states=frozenset(), deferred=[])
 
-    def new_unit(self, state: testing.State) -> testing.State:
-        """scale-down-up: a new unit with its own new volumes; its unit databags start
-        again from Juju's defaults."""
+    def arrive(self, state: testing.State, arrival: Arrival) -> testing.State:
+        """The unit that comes back on the freed ordinal: a new pod, new unit databags,
+        its name and volumes kept or not as the catalogue says."""
+        if not arrival.same_name:
+            # Juju numbers units app-wide: the next number no unit has had.
+            peers = [n for r in state.relations for n in _peer_units(r)]
+            self.unit_id = max([self.unit_id, *peers]) + 1
+            self.ctx.unit_id = self.unit_id
         containers = []
         for c in state.containers:
-            fresh = {}
-            for name, mount in c.mounts.items():
-                if name in self.storage_mounts:
-                    volume = layers.fresh_dir(self.workdir / f"volume-{name}-{self._next()}")
-                    fresh[name] = replace(mount, source=volume)
-            containers.append(replace(c, mounts={**c.mounts, **fresh}))
-        state = self.new_pod(replace(state, containers=frozenset(containers)))
-        relations = [replace(r, local_unit_data=_juju_defaults(r)) for r in state.relations]
-        # A new unit gets new storage instances (new indices, so new directories).
-        storages = [testing.Storage(s.name) for s in state.storages]
+            self._fresh_root(c.name)
+            mounts = dict(c.mounts)
+            if not arrival.storage_kept:
+                for name in self._kept(c):
+                    self._serial += 1
+                    volume = layers.fresh_dir(self.workdir / f"volume-{name}-{self._serial}")
+                    mounts[name] = replace(mounts[name], source=volume)
+            containers.append(
+                replace(c, mounts=mounts, layers={}, service_statuses={}, notices=())
+            )
+        state = self.offer(replace(state, containers=frozenset(containers)))
+        relations = state.relations
+        if arrival.unit_databags == "empty":
+            relations = frozenset(
+                replace(r, local_unit_data=_juju_defaults(r)) for r in state.relations
+            )
+        storages = state.storages
+        if not arrival.storage_kept:
+            storages = frozenset(testing.Storage(s.name, index=s.index + 1) for s in storages)
         return replace(
             state,
-            relations=frozenset(relations),
-            storages=frozenset(storages),
+            relations=relations,
+            storages=storages,
             stored_states=frozenset(),
+            deferred=[],
         )
 
-    def disrupt(
-        self,
-        state: testing.State,
-        disruption: str,
-        expectation: Expectation,
-        restarted: str | None,
-        expectations: ExpectationSource,
-        version: JujuVersion,
+    # Hooks -------------------------------------------------------------------------------
+
+    def follow(
+        self, state: testing.State, plan: UnitPlan, integrate: Expectation
     ) -> testing.State:
+        state = self.run_all(state, plan.before, plan.step_before)
+        if plan.arrival is None:
+            state = self.apply(state, plan.change)
+            return self.run_all(state, plan.after, plan.step_after)
+        state = self.arrive(state, plan.arrival)
         containers = sorted(c.name for c in state.containers)
-        if disruption == "container-restart":
-            charm = restarted == CHARM_CONTAINER
-            only = () if charm else (restarted or "",)
-            hooks = self.plan(state, expectation, only, ("pebble-ready",) if not charm else ())
-            state = self.restart(state, only)
-            return self.run_all(state, hooks)
-        if disruption == "node-restart":
-            hooks = self.plan(state, expectation, containers, ("pebble-ready",))
-            return self.run_all(self.restart(state, containers), hooks)
-        if disruption == "scale-down-up":
-            teardown = ("relation-departed", "relation-broken", "storage-detaching")
-            state = self.run_all(state, self.plan(state, expectation, containers, teardown))
-            state = self.new_unit(state)
-            deploy = expectation.new_units or expectations("deploy", version)
-            state = self.run_all(state, self.plan(state, deploy, containers, ("pebble-ready",)))
-            integrate = expectations("integrate", version)
-            for relation in sorted(state.relations, key=lambda r: r.id):
-                hooks = plan(
-                    integrate,
-                    containers=containers,
-                    endpoints=(relation.endpoint,),
-                    storages=sorted(s.name for s in state.storages),
-                    leader=state.leader,
-                )
-                state = self.run_all(state, hooks, relation_id=relation.id)
-            return state
-        # A replaced pod: stop on the old one, the rest on the new one.
-        hooks = self.plan(state, expectation, containers, ("pebble-ready",))
-        split = hooks.index("stop") + 1 if "stop" in hooks else 0
-        state = self.run_all(state, hooks[:split])
-        if disruption in _NEW_POD:
-            state = self.new_pod(state)
-        return self.run_all(state, hooks[split:])
-
-    def plan(
-        self,
-        state: testing.State,
-        expectation: Expectation,
-        containers: Collection[str],
-        triggers: Collection[str],
-    ) -> tuple[str, ...]:
-        return plan(
-            expectation,
-            containers=sorted(containers),
+        deploy = lifecycle(
+            plan.arrival.expectation,
+            containers=containers,
             endpoints=sorted({r.endpoint for r in state.relations}),
-            storages=sorted({s.name for s in state.storages}),
+            storages=sorted(s.name for s in state.storages),
             leader=state.leader,
-            triggers=triggers,
         )
+        state = self.run_all(state, deploy, "new unit: deploy")
+        for relation in sorted(state.relations, key=lambda r: r.id):
+            hooks = lifecycle(
+                integrate,
+                containers=containers,
+                endpoints=(relation.endpoint,),
+                storages=sorted(s.name for s in state.storages),
+                leader=state.leader,
+            )
+            step = f"new unit: joins {relation.endpoint}"
+            state = self.run_all(state, hooks, step, relation_id=relation.id)
+        return state
 
     def run_all(
-        self, state: testing.State, hooks: Collection[str], relation_id: int | None = None
+        self,
+        state: testing.State,
+        hooks: Collection[str],
+        step: str,
+        relation_id: int | None = None,
     ) -> testing.State:
         for hook in hooks:
             for target, remote in self._targets(state, hook, relation_id):
-                state = self.run_one(state, hook, target, remote)
+                state = self.run_one(state, hook, step, target, remote)
         return state
 
     def _targets(
@@ -351,19 +458,48 @@ class _Run:
         return [(r.id, remote) for r in relations for remote in _remote_units(r)]
 
     def run_one(
-        self, state: testing.State, hook: str, relation_id: int | None, remote: int | None
+        self,
+        state: testing.State,
+        hook: str,
+        step: str,
+        relation_id: int | None,
+        remote: int | None,
     ) -> testing.State:
         event = event_for(self.ctx.on, hook, state, relation_id=relation_id, remote_unit=remote)
         if isinstance(event, Skip):
             self.skipped.append((event.hook, event.reason))
+            self.trace.append(
+                traced(hook, step, "skipped", Recorder(), state.unit_status, event.reason)
+            )
             return state
-        out = self.ctx.run(event, state)
-        for container in out.containers:
+        recorder = Recorder()
+        try:
+            with attached(self.ctx, self.handlers, recorder):
+                out = self.ctx.run(event, state)
+        except testing.errors.UncaughtCharmError as e:
+            error = e.__cause__ or e
+            self._harvest(state)
+            self.trace.append(
+                traced(hook, step, "failed", recorder, state.unit_status, type(error).__name__)
+            )
+            raise CharmHookError(
+                disruption=self.disruption,
+                step=step,
+                hook=hook,
+                juju_version=self.version,
+                error=error,
+                partial=self.result(state),
+            ) from error
+        self._harvest(out)
+        self.hooks.append(hook)
+        self.trace.append(traced(hook, step, "ok", recorder, out.unit_status))
+        return self.offer(out)
+
+    def _harvest(self, state: testing.State) -> None:
+        for container in state.containers:
             root = self.roots.get(container.name)
             if root is not None:
                 layers.harvest(container.get_filesystem(self.ctx), root)
-        self.hooks.append(hook)
-        return out
 
 
 def _remote_units(relation: testing.RelationBase) -> list[int]:
@@ -374,7 +510,12 @@ def _remote_units(relation: testing.RelationBase) -> list[int]:
     return []
 
 
+def _peer_units(relation: testing.RelationBase) -> list[int]:
+    return sorted(relation.peers_data) if isinstance(relation, testing.PeerRelation) else []
+
+
 def _juju_defaults(relation: testing.RelationBase) -> dict[str, str]:
+    """A new unit's databag: only what Juju itself writes (its addresses)."""
     keys = ("egress-subnets", "ingress-address", "private-address")
     data: dict[str, str] = dict(relation.local_unit_data)
     return {k: v for k, v in data.items() if k in keys}

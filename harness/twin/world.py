@@ -9,8 +9,9 @@ What each port call does physically (pods, layers, restart counts) is Kubernetes
 behaviour and lives here; which hooks the uniter runs in reaction is Juju's behaviour and
 comes from the expectation catalogue (``expect(disruption, version)``).
 
-Hook placement across a pod change: the hooks up to and including the first ``stop``
-run in the old pod, the change happens, the rest run in the new pod or containers.
+What a disruption does to a unit (hooks before and after, which layers are new, which
+identity the unit keeps) is decided by ``harness.twin.engine``, the same decision
+``run_disruption`` follows; this module applies it to pods and the controller's records.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import itertools
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -37,7 +38,9 @@ from harness.observations import Outcome
 from harness.twin import layers
 from harness.twin.charms import CharmSource, HookEnv
 from harness.twin.clock import TwinClock
-from harness.twin.hooks import RELATION_KINDS, Skip, event_for, plan
+from harness.twin.engine import Change, UnitPlan, decide, lifecycle
+from harness.twin.hooks import RELATION_KINDS, Skip, event_for
+from harness.twin.image import image_for
 from harness.twin.model import (
     CHARM_CONTAINER,
     App,
@@ -47,6 +50,8 @@ from harness.twin.model import (
     TwinRelation,
     Unit,
 )
+from harness.twin.trace import HookTrace, traced
+from harness.twin.workload import Recorder, attached, normalise
 from harness.versions import JujuVersion
 
 
@@ -82,6 +87,7 @@ class Dispatched:
     cause: str  # "deploy", "integrate", a disruption name, "config", "relation-data"
     detail: str = ""
     reboot: bool = False  # an agent restart preceded it (debug-log "reboot detected")
+    trace: HookTrace | None = None  # what the charm did in the hook
 
 
 class Twin:
@@ -112,7 +118,8 @@ class Twin:
         self._addresses = itertools.count(1)
         self._queue: list[tuple[str, int, int, int]] = []  # (app, unit, relation, remote)
         self._patches: list[tuple[str, dict[str, str]]] = []
-        self._after_start: list[tuple[Unit, tuple[str, ...]]] = []
+        self._after_start: list[tuple[Unit, UnitPlan, str]] = []
+        self._freed: dict[tuple[str, int], Unit] = {}  # (app, ordinal) -> the removed unit
         self._agent_restarted: set[str] = set()
 
     # Lookups ---------------------------------------------------------------------------
@@ -191,6 +198,7 @@ class Twin:
         last_termination: str | None = None,
     ) -> ContainerRun:
         root = layers.fresh_dir(pod.directory / "containers" / f"{container}-{restart_count}")
+        image_for(app.charm.images, container).lay_down(root)
         if container == CHARM_CONTAINER:
             # The charm-data EmptyDir is mounted at /var/lib/juju in the charm container.
             layers.link(root, "/var/lib/juju", pod.charm_data)
@@ -374,20 +382,28 @@ class Twin:
             self._record(unit, hook, moment, "skipped", cause, event.reason, reboot)
             return
         before = self._writable_bags(unit)
+        recorder = Recorder()
+        handlers = normalise(app.charm.exec_handlers, app.charm.containers)
         try:
-            with self._charm_process(unit):
+            with self._charm_process(unit), attached(app.ctx, handlers, recorder):
                 out = app.ctx.run(event, state)
         except testing.errors.UncaughtCharmError as e:
             # As Juju: the hook's relation data and status are not committed.
             unit.status = testing.ErrorStatus(f'hook failed: "{hook}"')
             error = e.__cause__ or e
             cause_text = f"exit status 1 (simulated: {type(error).__name__}: {error})"
-            self._record(unit, hook, moment, "failed", cause, cause_text, reboot)
+            for container in state.containers:
+                layers.harvest(
+                    container.get_filesystem(app.ctx), unit.pod.containers[container.name].root
+                )
+            trace = traced(hook, cause, "failed", recorder, unit.status, cause_text)
+            self._record(unit, hook, moment, "failed", cause, cause_text, reboot, trace)
             return
         if is_attach:
             unit.storage_attached = True
         self._apply(unit, out)
-        self._record(unit, hook, moment, "ok", cause, "", reboot)
+        trace = traced(hook, cause, "ok", recorder, out.unit_status)
+        self._record(unit, hook, moment, "ok", cause, "", reboot, trace)
         self._queue_changes(unit, before)
 
     def run_action(
@@ -443,8 +459,11 @@ class Twin:
         cause: str,
         detail: str,
         reboot: bool,
+        trace: HookTrace | None = None,
     ) -> None:
-        self.dispatched.append(Dispatched(unit.name, hook, moment, outcome, cause, detail, reboot))
+        self.dispatched.append(
+            Dispatched(unit.name, hook, moment, outcome, cause, detail, reboot, trace)
+        )
 
     # Relation-changed when a databag changed (Juju semantics, not a catalogue entry) ----
 
@@ -505,38 +524,30 @@ class Twin:
                 found.append(relation.end(unit.app).endpoint)
         return tuple(found)
 
-    def run_sequence(
+    def run_lifecycle(
         self,
         unit: Unit,
         expectation: Expectation,
         cause: str,
         *,
-        triggers: Sequence[str] = (),
-        containers: Sequence[str] | None = None,
         endpoints: Sequence[str] | None = None,
-        change: Callable[[Unit], None] | None = None,
         relation_id: int | None = None,
-        defer_after_change: bool = False,
     ) -> None:
-        """One unit's hooks for one expectation, with the pod change where it belongs."""
+        """A lifecycle entry (deploy, integrate) on one unit."""
         app = self.apps[unit.app]
-        hooks = plan(
+        hooks = lifecycle(
             expectation,
-            containers=app.charm.containers if containers is None else containers,
+            containers=app.charm.containers,
             endpoints=self.endpoints(unit) if endpoints is None else endpoints,
             storages=app.charm.storages,
             leader=app.leader == unit.number,
-            triggers=triggers,
         )
-        split = hooks.index("stop") + 1 if change is not None and "stop" in hooks else 0
-        for hook in hooks[:split]:
-            self._run_relation_aware(unit, hook, cause, relation_id)
-        if change is not None:
-            change(unit)
-        if defer_after_change:
-            self._after_start.append((unit, hooks[split:]))
-            return
-        for hook in hooks[split:]:
+        self._run_hooks(unit, hooks, cause, relation_id)
+
+    def _run_hooks(
+        self, unit: Unit, hooks: Sequence[str], cause: str, relation_id: int | None = None
+    ) -> None:
+        for hook in hooks:
             self._run_relation_aware(unit, hook, cause, relation_id)
 
     def _run_relation_aware(
@@ -576,7 +587,11 @@ class Twin:
         self.add_units(app, units, self.expect("deploy"))
 
     def add_units(self, app: App, count: int, deploy: Expectation) -> None:
-        """New units with new pods: the deploy hooks, then joining every relation."""
+        """New units with new pods: the deploy hooks, then joining every relation.
+
+        A unit on an ordinal a removed unit freed takes over what the engine says it keeps
+        (its name and its volumes, per the catalogue); its unit databags start afresh.
+        """
         placed = (*deploy.hooks, *(h.hook for h in deploy.optional if h.required))
         # Where the catalogue has no storage-attached, the volume is there from the start.
         attach_early = not any(h.endswith("-storage-attached") for h in placed)
@@ -585,10 +600,7 @@ class Twin:
         for _ in range(count):
             ordinal = next(i for i in itertools.count() if i not in used)
             used.add(ordinal)
-            number = app.next_unit
-            app.next_unit += 1
-            # Juju numbers storage model-wide; numbering per unit is enough for one app.
-            index = {name: number for name in app.charm.storages}
+            number, index = self._identity(app, ordinal)
             unit = Unit(app.name, number, self.new_pod(app, ordinal, index), index)
             unit.storage_attached = attach_early
             app.units.append(unit)
@@ -599,13 +611,31 @@ class Twin:
                     relation.unit_data[unit.name] = self._default_unit_data(app)
             new.append(unit)
         for unit in new:
-            self.run_sequence(unit, deploy, "deploy", triggers=("pebble-ready",))
+            self.run_lifecycle(unit, deploy, "deploy")
         integrate = self.expect("integrate")
         for unit in new:
             for relation in self.relations:
                 if relation.involves(app.name):
                     self._join(unit, relation, integrate)
         self.settle()
+
+    def _identity(self, app: App, ordinal: int) -> tuple[int, dict[str, int]]:
+        """(unit number, storage indices) for a new unit on ``ordinal``."""
+        freed = self._freed.pop((app.name, ordinal), None)
+        arrival = None
+        if freed is not None:
+            arrival = self._plan(freed, self.expect("scale-down-up")).arrival
+        if arrival is not None and arrival.same_name:
+            number = freed.number if freed is not None else ordinal
+        else:
+            number = app.next_unit
+        app.next_unit = max(app.next_unit, number + 1)
+        if freed is not None and arrival is not None and arrival.storage_kept:
+            return number, dict(freed.storage_index)
+        # Juju numbers storage model-wide; one new number per unit is enough for one app.
+        taken = max((i for u in app.units for i in u.storage_index.values()), default=-1)
+        fresh = max(number, taken + 1) if freed is not None else number
+        return number, {name: fresh for name in app.charm.storages}
 
     def _default_unit_data(self, app: App) -> dict[str, str]:
         # What Juju puts in every unit databag; on Kubernetes the address is the app's
@@ -617,7 +647,7 @@ class Twin:
         }
 
     def _join(self, unit: Unit, relation: TwinRelation, integrate: Expectation) -> None:
-        self.run_sequence(
+        self.run_lifecycle(
             unit,
             integrate,
             "integrate",
@@ -639,26 +669,53 @@ class Twin:
         self.settle()
         return relation
 
-    # Disruptions (physics here, hooks from the catalogue) ------------------------------
+    # Disruptions: the engine decides, this applies it to pods ---------------------------
+
+    def _plan(self, unit: Unit, expectation: Expectation, target: str | None = None) -> UnitPlan:
+        app = self.apps[unit.app]
+        return decide(
+            expectation,
+            containers=app.charm.containers,
+            endpoints=self.endpoints(unit),
+            storages=app.charm.storages,
+            leader=app.leader == unit.number,
+            target=target,
+            deploy=self.expect("deploy"),
+        )
+
+    def apply_change(self, unit: Unit, change: Change, reason: str) -> None:
+        """The engine's change, on the unit's pod."""
+        if change.new_pod:
+            self.replace_pod(unit)
+            return
+        for container in change.fresh_roots:
+            self.restart_container(unit, container, reason)
+
+    def disrupt_unit(
+        self,
+        unit: Unit,
+        expectation: Expectation,
+        cause: str,
+        *,
+        target: str | None = None,
+        reason: str = "Error (exit 137)",
+    ) -> None:
+        """One unit through one disruption: hooks before, the change, hooks after."""
+        plan = self._plan(unit, expectation, target)
+        self._run_hooks(unit, plan.before, cause)
+        self.apply_change(unit, plan.change, reason)
+        self._run_hooks(unit, plan.after, cause)
 
     def delete_pod(self, pod: str) -> None:
         unit = self.unit_of_pod(pod)
-        self.run_sequence(
-            unit,
-            self.expect("pod-delete"),
-            "pod-delete",
-            triggers=("pebble-ready",),
-            change=self.replace_pod,
-        )
+        self.disrupt_unit(unit, self.expect("pod-delete"), "pod-delete")
         self.settle()
 
     def roll(self, app: App, cause: str) -> None:
         """A new pod template: StatefulSet RollingUpdate, highest ordinal first, one by one."""
         expectation = self.expect(cause)
         for unit in sorted(app.units, key=lambda u: u.pod.ordinal, reverse=True):
-            self.run_sequence(
-                unit, expectation, cause, triggers=("pebble-ready",), change=self.replace_pod
-            )
+            self.disrupt_unit(unit, expectation, cause)
 
     def patch_template(self, app_name: str, annotations: Mapping[str, str], cause: str) -> None:
         app = self.app(app_name)
@@ -669,21 +726,15 @@ class Twin:
         self.roll(app, cause)
         self.settle()
 
-    def kill_pid1(self, pod: str, container: str) -> None:
+    def kill_pid1(self, pod: str, container: str, variant: str | None = None) -> None:
         unit = self.unit_of_pod(pod)
         if container not in unit.pod.containers:
             known = ", ".join(unit.pod.containers)
             raise UnknownName(f"pod {pod} has no container {container!r}", f"use one of: {known}")
-        charm = container == CHARM_CONTAINER
-        self.run_sequence(
-            unit,
-            self.expect("container-restart", variant="charm" if charm else None),
-            "container-restart",
-            # Only the restarted container becomes ready again.
-            triggers=() if charm else ("pebble-ready",),
-            containers=() if charm else (container,),
-            change=lambda u: self.restart_container(u, container, "Error (exit 137)"),
-        )
+        if variant is None and container == CHARM_CONTAINER:
+            variant = "charm"
+        expectation = self.expect("container-restart", variant=variant)
+        self.disrupt_unit(unit, expectation, "container-restart", target=container)
         self.settle()
 
     def refresh(self, app_name: str, resources: Mapping[str, str] | None) -> None:
@@ -701,19 +752,14 @@ class Twin:
         self.settle()
 
     def node_stop(self) -> None:
-        """The node goes down: hooks before ``stop`` (if any) run, then nothing runs."""
+        """The node goes down: hooks before the change (if any) run, then nothing runs."""
         if not self.node_up:
             return
         expectation = self.expect("node-restart")
         for unit in self._all_units():
-            self.run_sequence(
-                unit,
-                expectation,
-                "node-restart",
-                triggers=("pebble-ready",),
-                change=_no_change,
-                defer_after_change=True,
-            )
+            plan = self._plan(unit, expectation)
+            self._run_hooks(unit, plan.before, "node-restart")
+            self._after_start.append((unit, plan, "Unknown (node restarted)"))
         self.node_up = False
         for unit in self._all_units():
             for run in unit.pod.containers.values():
@@ -721,18 +767,19 @@ class Twin:
             unit.pod.phase = "Unknown"
 
     def node_start(self) -> None:
-        """Same pods (same uids): every container restarts with a fresh root filesystem."""
+        """The same pods (same uids) come back; the engine's change, then the hooks."""
         if self.node_up:
             return
         self.node_up = True
-        for unit in self._all_units():
-            for container in list(unit.pod.containers):
-                self.restart_container(unit, container, "Unknown (node restarted)")
-            unit.pod.phase = "Running"
         pending, self._after_start = self._after_start, []
-        for unit, hooks in pending:
-            for hook in hooks:
-                self._run_relation_aware(unit, hook, "node-restart", None)
+        for unit, plan, reason in pending:
+            self.apply_change(unit, plan.change, reason)
+        for unit in self._all_units():
+            for run in unit.pod.containers.values():
+                run.ready = True
+            unit.pod.phase = "Running"
+        for unit, plan, _ in pending:
+            self._run_hooks(unit, plan.after, "node-restart")
         self.settle()
 
     def scale(self, app_name: str, count: int) -> None:
@@ -744,24 +791,20 @@ class Twin:
             unit = max(app.units, key=lambda u: u.pod.ordinal)
             self._remove_unit(app, unit, expectation)
         if len(app.units) < count:
-            self.add_units(
-                app, count - len(app.units), expectation.new_units or self.expect("deploy")
-            )
+            deploy = expectation.new_units or self.expect("deploy")
+            self.add_units(app, count - len(app.units), deploy)
         self.settle()
 
     def _remove_unit(self, app: App, unit: Unit, expectation: Expectation) -> None:
         """Scale down: the highest ordinal tears down and its pod and unit are gone."""
-        self.run_sequence(
-            unit,
-            expectation,
-            "scale-down-up",
-            triggers=("relation-departed", "relation-broken", "storage-detaching"),
-        )
+        plan = self._plan(unit, expectation)
+        self._run_hooks(unit, plan.before, "scale-down-up")
         app.units.remove(unit)
         for relation in self.relations:
             relation.unit_data.pop(unit.name, None)
         if app.leader == unit.number:
             app.leader = min((u.number for u in app.units), default=None)
+        self._freed[app.name, unit.pod.ordinal] = unit
         shutil.rmtree(unit.pod.directory, ignore_errors=True)
 
     def _all_units(self) -> list[Unit]:
@@ -785,10 +828,6 @@ def _libyaml() -> Iterator[None]:
         yield
     finally:
         yaml.safe_dump, yaml.safe_load = saved
-
-
-def _no_change(unit: Unit) -> None:
-    """The node stops: the containers come back (and change) only when it starts."""
 
 
 def _digest(values: Mapping[str, str]) -> str:

@@ -674,11 +674,13 @@ def test_run_live_connects_deploys_and_runs(
 
     no_controller(monkeypatch, reachable=True)
     calls: list[Any] = []
-    lab = types.SimpleNamespace(juju=types.SimpleNamespace(model_name="bug-model"))
+    lab = types.SimpleNamespace(
+        juju=types.SimpleNamespace(model_name="bug-model", driver="jubilant")
+    )
 
     @contextlib.asynccontextmanager
-    async def connect_lab(model: str | None, keep: bool) -> Any:
-        calls.append(("connect", model, keep))
+    async def connect_lab(model: str | None, keep: bool, driver: str) -> Any:
+        calls.append(("connect", model, keep, driver))
         yield lab
 
     async def deploy_stack(got: Any, stack: Any) -> None:
@@ -702,13 +704,13 @@ def test_run_live_connects_deploys_and_runs(
 
     assert code == 0
     assert calls == [
-        ("connect", "bug-model", True),
+        ("connect", "bug-model", True, "auto"),
         ("deploy", True, str(charm)),
         ("run", "lp2021891-pod-delete", ["interruption"]),
     ]
     lines = out.splitlines()
     assert lines[0] == "backend: live (a Juju controller is reachable)"
-    assert "model: bug-model" in lines
+    assert "model: bug-model (Juju driver jubilant)" in lines
     assert Path(lines[-1]).parent == tmp_path / "ev"
 
 

@@ -136,6 +136,9 @@ EXPECTED: dict[str, list[Row]] = {
             "install",
         ),
     ],
+    # Juju 4.0.1: a queued install is not a hook run, and the controller's status-history
+    # line (status: "waiting") is not a hook either.
+    "debuglog_4.0.1_mysql_test_app_install_queued_excerpt.txt": [],
     # An agent log file has no entity: the unit is unknown unless the caller names it.
     "agentlogfile_2.8era_machine_with_location.txt": [
         (UNKNOWN_UNIT, "hook", "db-relation-created", "skipped"),

@@ -221,32 +221,7 @@ async def test_ops_test_runner_goes_through_ops_test_juju() -> None:
 # --- the port: libjuju calls ------------------------------------------------------------
 
 
-async def test_deploy_passes_every_spec_field_to_model_deploy() -> None:
-    model = model_mock()
-    model.get_config.return_value = {
-        "logging-config": juju_client.ConfigValue(value="<root>=INFO")
-    }
-    spec = AppSpec(
-        "mysql-k8s",
-        "mysql-k8s",
-        channel="8.0/edge",
-        trust=True,
-        units=3,
-        config={"profile": "testing"},
-        resources={"mysql-image": "ghcr.io/canonical/charmed-mysql:8.0"},
-        base="ubuntu@22.04",
-    )
-    await port(FakeRunner(), model).deploy(spec)
-    model.deploy.assert_awaited_once_with(
-        "mysql-k8s",
-        application_name="mysql-k8s",
-        num_units=3,
-        trust=True,
-        channel="8.0/edge",
-        config={"profile": "testing"},
-        resources={"mysql-image": "ghcr.io/canonical/charmed-mysql:8.0"},
-        base="ubuntu@22.04",
-    )
+# Every spec field reaching Model.deploy: tests/unit/test_juju_port_contract.py (both drivers).
 
 
 async def test_deploy_of_a_local_charm_uses_an_absolute_path_and_no_channel() -> None:

@@ -1,8 +1,7 @@
 """``harness.twin.run_disruption`` on small charms written here (not the probe).
 
-The first two tests are the README's example: how the mysql-router-k8s bug (Juju bug
-2021891: config files under /etc/mysqlrouter lost after a pod delete and not written
-again) is caught in a charm's own unit tests.
+The README's example (the mysql-router-k8s story) is run by ``test_twin_readme.py``; a
+charm of that shape goes through every disruption in ``test_twin_router_charm.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from ops import testing
 
 from harness.catalogue import load
 from harness.errors import HarnessError, UnknownName
-from harness.twin import run_disruption
+from harness.twin import CharmHookError, ExecCall, ExecResult, Image, run_disruption
 from harness.versions import JujuVersion
 
 CONFIG = "/etc/mysqlrouter/mysqlrouter.conf"
@@ -218,3 +217,136 @@ def test_unknown_disruptions_and_containers_name_the_choices(tmp_path: Path) -> 
         run_disruption(ctx, testing.State(), "pod-explode")
     with pytest.raises(UnknownName, match="router"):
         run_disruption(ctx, deployed(tmp_path), "container-restart", container="nginx")
+
+
+class PushesWithoutMakeDirs(ops.CharmBase):
+    """A correct charm that relies on its image: /tmp and /etc/app exist there."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.app_pebble_ready, self._write)
+
+    def _write(self, event: ops.EventBase) -> None:
+        container = self.unit.get_container("app")
+        container.push("/tmp/scratch", "tmp")
+        container.push("/etc/app/app.conf", "written by the charm")
+
+
+APP_META: dict[str, Any] = {"name": "app", "containers": {"app": {}}}
+
+
+def app_unit() -> testing.State:
+    return testing.State(leader=True, containers={testing.Container("app", can_connect=True)})
+
+
+def test_a_restarted_container_comes_back_as_its_image(tmp_path: Path) -> None:
+    ctx = testing.Context(PushesWithoutMakeDirs, meta=APP_META)
+    image = Image.linux(["/etc/app"], files={"/etc/app/defaults": "from the image"})
+    result = run_disruption(ctx, app_unit(), "container-restart", images={"app": image})
+    assert result.read_text("app", "/tmp/scratch") == "tmp"
+    assert result.read_text("app", "/etc/app/defaults") == "from the image"
+    # What the charm wrote does not survive the next restart; the image does.
+    again = run_disruption(
+        testing.Context(ops.CharmBase, meta=APP_META),
+        result.state,
+        "node-restart",
+        images={"app": image},
+    )
+    assert again.read_text("app", "/etc/app/app.conf") is None
+    assert again.read_text("app", "/etc/app/defaults") == "from the image"
+
+
+def test_without_an_image_the_usual_linux_directories_are_there(tmp_path: Path) -> None:
+    ctx = testing.Context(PushesWithoutMakeDirs, meta=APP_META)
+    result = run_disruption(
+        ctx, app_unit(), "pod-delete", images={"app": Image.linux(["/etc/app"])}
+    )
+    assert result.read_text("app", "/tmp/scratch") == "tmp"
+    plain = run_disruption(testing.Context(ops.CharmBase, meta=APP_META), app_unit(), "pod-delete")
+    for directory in ("/etc", "/tmp", "/var/lib", "/usr/bin", "/root"):
+        assert plain.path("app", directory).is_dir(), directory
+
+
+def test_images_and_handlers_for_unknown_containers_are_one_line_errors() -> None:
+    ctx = testing.Context(ops.CharmBase, meta=APP_META)
+    with pytest.raises(HarnessError, match="use one of: app") as caught:
+        run_disruption(ctx, app_unit(), "pod-delete", images={"nginx": Image()})
+    assert "\n" not in str(caught.value)
+    with pytest.raises(HarnessError, match="use one of: app"):
+        run_disruption(ctx, app_unit(), "pod-delete", exec_handlers={"web": {"ls": print}})
+    with pytest.raises(HarnessError, match="absolute"):
+        Image.linux(["etc/app"])
+
+
+class RunsAVersionCommand(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.start, self._start)
+
+    def _start(self, event: ops.EventBase) -> None:
+        container = self.unit.get_container("app")
+        out, _ = container.exec(["app", "--version"]).wait_output()
+        self.unit.set_workload_version(out.strip())
+        try:
+            container.exec(["app", "migrate"], stdin="plan").wait()
+        except ops.pebble.ExecError as e:
+            self.unit.status = ops.BlockedStatus(f"migrate failed: {e.exit_code}")
+
+
+def test_an_exec_handler_keeps_state_chooses_exit_codes_and_sees_the_filesystem() -> None:
+    calls: list[tuple[str, ...]] = []
+
+    def app(call: ExecCall) -> ExecResult | int:
+        calls.append(call.command)
+        if call.command[1] == "--version":
+            return ExecResult(stdout=f"1.{len(calls)}\n")
+        assert call.stdin == "plan"
+        call.path("/var/lib/app").mkdir(exist_ok=True)
+        call.path("/var/lib/app/migrated").write_text("half")
+        return 3
+
+    ctx = testing.Context(RunsAVersionCommand, meta=APP_META)
+    first = run_disruption(ctx, app_unit(), "node-restart", exec_handlers={"app": {"app": app}})
+    assert first.state.workload_version == "1.1"
+    assert first.state.unit_status == testing.BlockedStatus("migrate failed: 3")
+    assert first.read_text("app", "/var/lib/app/migrated") == "half"
+    (start,) = (t for t in first.trace if t.hook == "start")
+    assert [r.brief() for r in start.commands] == [
+        "app: app --version -> 0",
+        "app: app migrate -> 3",
+    ]
+    second = run_disruption(ctx, first.state, "node-restart", exec_handlers={"app": {"app": app}})
+    assert second.state.workload_version == "1.3"  # the handler counted across runs
+
+
+def test_the_trace_and_repr_say_what_each_hook_did() -> None:
+    ctx = testing.Context(PushesWithoutMakeDirs, meta=APP_META)
+    result = run_disruption(
+        ctx, app_unit(), "pod-delete", images={"app": Image.linux(["/etc/app"])}
+    )
+    assert [t.hook for t in result.trace] == list(result.hooks)
+    ready = result.trace[-1]
+    assert ready.pushed == (("app", "/tmp/scratch"), ("app", "/etc/app/app.conf"))
+    assert ready.step == "after: new pod"
+    assert result.trace[0].step == "before: new pod"  # stop, in the old pod
+    text = repr(result)
+    assert text.startswith("TwinResult(SIMULATED pod-delete on Juju 3.6.0, app/0:")
+    assert "app-pebble-ready [after: new pod] ok; push app:/tmp/scratch" in text
+    assert len(text.splitlines()) == len(result.hooks) + 1
+
+
+def test_reading_an_unknown_container_names_the_ones_there(tmp_path: Path) -> None:
+    ctx = testing.Context(WritesOnInstall, meta=META)
+    result = run_disruption(ctx, deployed(tmp_path), "node-restart")
+    with pytest.raises(UnknownName, match="containers: router, sidecar") as caught:
+        result.read_text("mysql-router", CONFIG)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_failing_exec_handler_is_named_as_the_handler_not_the_charm() -> None:
+    def broken(call: ExecCall) -> None:
+        raise KeyError("oops")
+
+    ctx = testing.Context(RunsAVersionCommand, meta=APP_META)
+    with pytest.raises(CharmHookError, match=r"the exec handler for app: 'app --version' raised"):
+        run_disruption(ctx, app_unit(), "node-restart", exec_handlers={"app": {"app": broken}})

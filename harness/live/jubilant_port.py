@@ -1,0 +1,168 @@
+"""The jubilant JujuPort: jubilant's ``Juju`` bound to one model, for Juju 3.x and 4.x.
+
+python-libjuju stops at Juju 3.6; jubilant wraps the ``juju`` CLI, whose verbs and JSON its
+maintainers keep the same between 3.x and 4.x. jubilant is synchronous, so every call runs
+in a worker thread (``asyncio.to_thread``) and never blocks the event loop.
+
+What only libjuju did in ``LiveJujuPort`` (deploy, integrate, application and model config,
+reconnecting a websocket) goes through jubilant's typed methods here; everything the
+libjuju driver already did through the CLI (status, show-unit, actions, debug-log, trust,
+refresh, scale) is the same ``JujuCLI`` code, run through ``Juju.cli`` by ``JubilantRunner``,
+so both drivers parse the same recorded JSON with the same parsers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NoReturn, TypeVar
+
+import jubilant
+
+from harness.errors import UnknownName
+from harness.live.juju_cli import JujuCLI, JujuCLIError
+from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm
+from harness.live.process import NOT_FOUND, ProcessTimeout
+from harness.ports import AppSpec, Clock
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Verbs that name no model: jubilant must not insert ``--model`` into them.
+MODEL_LESS_VERBS = frozenset(
+    {"add-model", "controllers", "destroy-model", "models", "show-controller", "version"}
+)
+
+
+class JubilantRunner:
+    """A ``JujuRunner`` on ``jubilant.Juju.cli``: (exit code, stdout, stderr), as the others.
+
+    jubilant's public ``cli`` takes no timeout, so a command that outlives ``timeout`` is
+    reported as a ``ProcessTimeout`` while its thread runs on to the end of the process.
+    """
+
+    def __init__(self, juju: jubilant.Juju) -> None:
+        self.juju = juju
+
+    async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
+        include_model = bool(args) and args[0] not in MODEL_LESS_VERBS
+        call = asyncio.to_thread(self.juju.cli, *args, include_model=include_model)
+        try:
+            out = await asyncio.wait_for(call, timeout)
+        except asyncio.TimeoutError:
+            raise ProcessTimeout([self.juju.cli_binary, *args], timeout or 0.0) from None
+        except jubilant.CLIError as error:
+            return error.returncode, str(error.stdout or ""), str(error.stderr or "")
+        except FileNotFoundError:
+            return NOT_FOUND, "", f"{self.juju.cli_binary}: command not found"
+        return 0, out, ""
+
+
+class _NoLibjuju:
+    """Stands where ``LiveJujuPort`` keeps libjuju's ``Model``: any use is a bug, said so."""
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise AttributeError(
+            f"the jubilant driver has no libjuju Model (Model.{name} was used): "
+            "JubilantJujuPort must override the method that used it"
+        )
+
+
+def short_model_name(model: str | None) -> str:
+    """``ctl:admin/m1`` -> ``m1`` (the Kubernetes namespace is the bare model name)."""
+    return (model or "").rpartition(":")[2].rpartition("/")[2]
+
+
+class JubilantJujuPort(LiveJujuPort):
+    """One Juju model through jubilant: typed verbs where libjuju was, the CLI elsewhere."""
+
+    driver = "jubilant"
+
+    def __init__(
+        self,
+        juju: jubilant.Juju,
+        *,
+        clock: Clock,
+        cli: JujuCLI | None = None,
+        reconnect_timeout: float = 900.0,
+    ) -> None:
+        if not juju.model:
+            raise UnknownName(
+                "the jubilant Juju is bound to no model",
+                "pass one made with jubilant.Juju(model=...) or pytest-jubilant's juju fixture",
+            )
+        super().__init__(
+            _NoLibjuju(),
+            cli or JujuCLI(JubilantRunner(juju)),
+            model_name=short_model_name(juju.model),
+            clock=clock,
+            connect_name=juju.model,
+            reconnect_timeout=reconnect_timeout,
+        )
+        self.juju = juju
+
+    async def _call(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run one jubilant call in a thread; its CLIError becomes our JujuCLIError."""
+        try:
+            return await asyncio.to_thread(method, *args, **kwargs)
+        except jubilant.CLIError as error:
+            argv = [str(a) for a in (error.cmd or ())][1:]
+            raise JujuCLIError(
+                argv, error.returncode, str(error.stdout or ""), str(error.stderr or "")
+            ) from None
+
+    # Lifecycle through jubilant's typed verbs.
+
+    async def deploy(self, spec: AppSpec) -> None:
+        if not self._logging_checked:
+            await self.keep_hook_logging()
+        local = is_local_charm(spec.charm)
+        # jubilant reads a charm as a local file only when it starts with "/" or ".".
+        charm = _absolute(spec.charm) if local else spec.charm
+        log.info("deploy %s as %s", charm, spec.app)
+        await self._call(
+            self.juju.deploy,
+            charm,
+            spec.app,
+            base=spec.base,
+            channel=None if local else spec.channel,
+            config=dict(spec.config) or None,
+            num_units=spec.units,
+            resources=dict(spec.resources) or None,
+            trust=spec.trust,
+        )
+
+    async def integrate(self, endpoint_a: str, endpoint_b: str) -> None:
+        await self._call(self.juju.integrate, endpoint_a, endpoint_b)
+
+    async def set_config(self, app: str, values: Mapping[str, str]) -> None:
+        try:
+            await self._call(self.juju.config, app, {k: str(v) for k, v in values.items()})
+        except JujuCLIError:
+            apps = sorted({s.unit.rpartition("/")[0] for s in await self.statuses()})
+            if app not in apps:
+                raise UnknownName(
+                    f"application {app} does not exist in model {self.model_name}",
+                    f"applications: {', '.join(apps) or 'none'}",
+                ) from None
+            raise
+
+    # After a node restart: no websocket to revive; each CLI call connects anew.
+
+    async def reconnect(self) -> None:
+        """Wait until the controller answers ``juju status`` through the CLI again."""
+        await self.wait_for_api()
+
+    # The model's logging-config, through ``juju model-config``.
+
+    async def _logging_config(self) -> str:
+        config = await self._call(self.juju.model_config)
+        return str(config.get("logging-config") or "")
+
+    async def _set_logging_config(self, value: str | None) -> None:
+        if value:
+            await self._call(self.juju.model_config, {"logging-config": value})
+        else:
+            await self._call(self.juju.model_config, reset="logging-config")

@@ -1,0 +1,98 @@
+"""Making a live Lab on the jubilant driver: ``repro run`` on a 4.0 controller, a jubilant Juju."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from live_fakes import FakeClock
+from test_juju_port_contract import RecordedCLI, autospec_juju
+
+from harness.errors import HarnessError
+from harness.live.jubilant_port import JubilantJujuPort
+from harness.live.juju_cli import JujuCLI
+from harness.live.lab import close_lab, connect_lab, lab_from_jubilant, open_lab
+
+
+class Controller:
+    """A current controller at ``juju`` version; ``models`` changes with add/destroy-model."""
+
+    def __init__(self, juju: str = "4.0") -> None:
+        self.models = ["welcome"]
+        self.cli = RecordedCLI(juju)
+        self.config: dict[str, str] = {"logging-config": "<root>=WARNING"}
+        self.made: list[str] = []
+
+    async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
+        if args[0] == "add-model":
+            self.models.append(args[1])
+        if args[0] == "destroy-model":
+            self.models.remove(args[1])
+        if args[0] == "models":
+            listing = [{"name": f"admin/{m}", "short-name": m} for m in self.models]
+            return 0, json.dumps({"models": listing}), ""
+        return self.cli.lookup(args)
+
+    def juju(self, model: str) -> Any:
+        self.made.append(model)
+        return autospec_juju(self.cli, self.config, model)
+
+
+def no_libjuju() -> Any:
+    raise AssertionError("the jubilant driver must not open a libjuju Model")
+
+
+async def test_auto_on_a_40_controller_uses_jubilant_and_cleans_up() -> None:
+    controller = Controller("4.0")
+    lines: list[str] = []
+    async with connect_lab(
+        None,
+        False,
+        echo=lines.append,
+        clock=FakeClock(),
+        cli_for=lambda name: JujuCLI(controller),
+        model_factory=no_libjuju,
+        jubilant_factory=controller.juju,
+    ) as lab:
+        name = lab.juju.model_name
+        assert isinstance(lab.juju, JubilantJujuPort)
+        assert controller.made == [name]
+        assert lab.cluster.namespace == name
+        # hook lines kept while the lab is open
+        assert "juju.worker.uniter" in controller.config["logging-config"]
+        assert (await lab.juju.versions()).juju_driver == "jubilant"
+    assert controller.config["logging-config"] == "<root>=WARNING"  # put back
+    assert name not in controller.models
+    assert lines[-1] == f"model {name} destroyed"
+
+
+async def test_forcing_libjuju_on_a_40_controller_is_refused_before_any_model_is_made() -> None:
+    controller = Controller("4.0")
+    with pytest.raises(HarnessError, match=r"python-libjuju cannot drive Juju 4\.0\.1"):
+        async with connect_lab(
+            None,
+            False,
+            echo=lambda _: None,
+            clock=FakeClock(),
+            cli_for=lambda name: JujuCLI(controller),
+            model_factory=no_libjuju,
+            jubilant_factory=controller.juju,
+            driver="libjuju",
+        ):
+            pass
+    assert controller.models == ["welcome"]
+
+
+async def test_a_jubilant_juju_bound_to_a_model_becomes_a_lab() -> None:
+    controller = Controller("3.6")
+    juju = controller.juju("mk8s:admin/charm-test")
+    lab = lab_from_jubilant(juju, clock=FakeClock())
+    assert lab.backend == "live"
+    assert lab.juju.model_name == "charm-test"
+    assert lab.cluster.namespace == "charm-test"
+    await open_lab(lab)
+    assert "juju.worker.uniter" in controller.config["logging-config"]
+    await close_lab(lab)
+    assert controller.config["logging-config"] == "<root>=WARNING"
