@@ -78,6 +78,9 @@ def _summary(e: Evidence) -> list[str]:
         ("Charms", charms or "unknown"),
         ("Verdicts", verdict_counts(e)),
     ]
+    if e.bundle is not None:
+        observer = "probe observer deployed" if e.bundle.probe else "no probe observer"
+        rows.insert(1, ("Bundle", f"{e.bundle.name} (sha256 {e.bundle.digest[:12]}), {observer}"))
     if e.error:
         rows.append(("Stopped early", e.error))
     return _table(("", ""), rows)
@@ -284,10 +287,14 @@ def render_report(evidence: Evidence) -> str:
         missing = "before" if e.before is None else "after"
         lines += ["", f"No file, relation or pod diff: the {missing} snapshot was not taken."]
     lines += _steps_section(e)
+    if e.bundle is not None:
+        lines += e.bundle.report_lines()
     lines += ["", "## Reproduce", ""]
     if e.commands:
         lines += ["```sh", *e.commands, "```"]
     else:
         lines.append("No commands were recorded.")
+    if e.bundle is not None:
+        lines += ["", *e.bundle.reproduce_lines()]
     lines += _findings_section(e.findings)
     return "\n".join(lines) + "\n"

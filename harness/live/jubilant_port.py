@@ -157,6 +157,9 @@ class JubilantJujuPort(LiveJujuPort):
 
     # The model's logging-config, through ``juju model-config``.
 
+    async def ready_for_teardown(self, timeout: float = 300.0) -> None:
+        """Nothing to revive: every jubilant call is a new ``juju`` process."""
+
     async def _logging_config(self) -> str:
         config = await self._call(self.juju.model_config)
         return str(config.get("logging-config") or "")

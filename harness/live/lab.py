@@ -25,8 +25,9 @@ from harness.live.clock import RealClock
 from harness.live.cluster_port import LiveClusterPort
 from harness.live.drivers import choose_driver
 from harness.live.juju_cli import JujuCLI, OpsTestJuju, SubprocessJuju
-from harness.live.juju_port import LiveJujuPort
+from harness.live.juju_port import LiveJujuPort, connection_open
 from harness.live.microk8s import MicroK8sNode
+from harness.live.process import ProcessRunner, run_process
 from harness.ports import Clock, Lab
 from harness.waiting import wait_for
 
@@ -92,7 +93,43 @@ def check_versions(client_major: int, controller_version: str | None) -> None:
         )
 
 
-def lab_from_ops_test(ops_test: Any, *, clock: Clock | None = None) -> Lab:
+class OpsTestController:
+    """pytest-operator's own controller connection (``ops_test._controller``).
+
+    Its teardown (``_cleanup_models`` -> ``forget_model``) destroys the model through this
+    connection (pytest-operator 0.43.2, plugin.py); after a node restart it is dead for
+    good unless someone connects it again, and a raise there leaves the model running.
+    """
+
+    def __init__(self, ops_test: Any) -> None:
+        self._ops_test = ops_test
+
+    def _controller(self) -> Any:
+        return getattr(self._ops_test, "_controller", None)
+
+    def is_open(self) -> bool:
+        controller = self._controller()
+        return controller is None or connection_open(controller)
+
+    async def reconnect(self) -> None:
+        controller = self._controller()
+        if controller is None:
+            return
+        kwargs = dict(getattr(self._ops_test, "_juju_connect_kwds", None) or {})
+        # Controller.connect disconnects first, then makes a new Connection.
+        await controller.connect(self._ops_test.controller_name, **kwargs)
+
+    def forget_model(self) -> None:
+        """Mark the current model kept: pytest-operator then forgets it without an RPC."""
+        alias = getattr(self._ops_test, "current_alias", None)
+        state = getattr(self._ops_test, "_models", {}).get(alias)
+        if state is not None:
+            state.keep = True
+
+
+def lab_from_ops_test(
+    ops_test: Any, *, clock: Clock | None = None, run: ProcessRunner = run_process
+) -> Lab:
     """A live Lab on pytest-operator's current model (``ops_test.model``).
 
     Reconnecting after a node restart reconnects that same ``Model`` object in place, so
@@ -107,8 +144,15 @@ def lab_from_ops_test(ops_test: Any, *, clock: Clock | None = None) -> Lab:
     clock = clock or RealClock()
     name = str(ops_test.model_name)
     full_name = str(ops_test.model_full_name or name)
-    cli = JujuCLI(OpsTestJuju(ops_test))
-    juju = LiveJujuPort(model, cli, model_name=name, clock=clock, connect_name=full_name)
+    cli = JujuCLI(OpsTestJuju(ops_test, run=run))
+    juju = LiveJujuPort(
+        model,
+        cli,
+        model_name=name,
+        clock=clock,
+        connect_name=full_name,
+        controller=OpsTestController(ops_test),
+    )
     _stderr(f"live model: {full_name} (namespace {name})")
     return Lab(
         backend="live",
@@ -152,12 +196,18 @@ async def open_lab(lab: Lab) -> None:
 
 
 async def close_lab(lab: Lab) -> None:
-    """At teardown: restore the logging-config if (and only if) we changed it."""
-    if isinstance(lab.juju, LiveJujuPort):
-        try:
-            await lab.juju.restore_logging()
-        except Exception as error:  # teardown must not hide the run's own outcome
-            log.warning("could not restore logging-config: %s", error)
+    """At teardown: libjuju connected again if a node restart killed it, so the model's
+    owner can destroy it; the logging-config restored if (and only if) we changed it."""
+    if not isinstance(lab.juju, LiveJujuPort):
+        return
+    try:
+        await lab.juju.ready_for_teardown()
+    except Exception as error:  # teardown must not hide the run's own outcome
+        log.warning("could not make the model ready for teardown: %s", error)
+    try:
+        await lab.juju.restore_logging()
+    except Exception as error:
+        log.warning("could not restore logging-config: %s", error)
 
 
 async def _destroy(cli: JujuCLI, name: str, timeout: float, clock: Clock, echo: Echo) -> bool:
@@ -218,33 +268,36 @@ async def connect_lab(
     chosen = choose_driver(driver, details.get("agent-version") or await root.version())
     existing = await root.models()
     name = model or new_model_name()
-    created = name not in existing
-    if created:
-        await root.add_model(name)
-    echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {name})")
-
-    libjuju = None
-    juju: LiveJujuPort
-    if chosen == "jubilant":
-        from harness.live.jubilant_port import JubilantJujuPort
-
-        juju = JubilantJujuPort(jubilant_factory(name), clock=clock)
-    else:
-        libjuju = model_factory()
-        await libjuju.connect(name)
-        juju = LiveJujuPort(libjuju, cli_for(name), model_name=name, clock=clock)
-    lab = Lab(
-        backend="live",
-        juju=juju,
-        cluster=LiveClusterPort(name),
-        node=MicroK8sNode(clock=clock),
-        clock=clock,
-    )
+    created = False
+    libjuju: Any = None
+    lab: Lab | None = None
     try:
+        if name not in existing:
+            # Marked before the call: a timed-out add-model may still have made it.
+            created = True
+            await root.add_model(name)
+        echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {name})")
+        juju: LiveJujuPort
+        if chosen == "jubilant":
+            from harness.live.jubilant_port import JubilantJujuPort
+
+            juju = JubilantJujuPort(jubilant_factory(name), clock=clock)
+        else:
+            libjuju = model_factory()
+            await libjuju.connect(name)
+            juju = LiveJujuPort(libjuju, cli_for(name), model_name=name, clock=clock)
+        lab = Lab(
+            backend="live",
+            juju=juju,
+            cluster=LiveClusterPort(name),
+            node=MicroK8sNode(clock=clock),
+            clock=clock,
+        )
         await open_lab(lab)
         yield lab
     finally:
-        await close_lab(lab)
+        if lab is not None:
+            await close_lab(lab)
         try:
             if libjuju is not None:
                 await libjuju.disconnect()

@@ -280,7 +280,7 @@ def _supported_pythons() -> list[str]:
     return classified
 
 
-def test_ci_runs_lint_unit_and_twin_on_the_oldest_and_newest_supported_python() -> None:
+def test_ci_runs_every_tox_env_of_env_list_on_the_oldest_and_newest_supported_python() -> None:
     workflow = _load(CI)
     assert {"push", "pull_request"} <= set(workflow["on"])
     (job,) = workflow["jobs"].values()
@@ -288,8 +288,13 @@ def test_ci_runs_lint_unit_and_twin_on_the_oldest_and_newest_supported_python() 
     supported = _supported_pythons()
     # Unquoted, YAML reads 3.10 as the float 3.1.
     assert matrix["python"] == [supported[0], supported[-1]]
-    assert set(matrix["tox-env"]) == {"lint", "unit", "twin"}
     assert "exclude" not in matrix, "every env, lint included, runs on every matrix Python"
+    # The same envs a bare `tox` runs (.ci/run): lint, unit, libjuju29, twin.
+    tox = configparser.ConfigParser()
+    tox.read(ROOT / "tox.ini")
+    env_list = {e.strip() for e in tox["tox"]["env_list"].split(",")}
+    assert set(matrix["tox-env"]) == env_list
+    assert {"lint", "unit", "libjuju29", "twin"} <= env_list
     runs = [step for step in _steps(job) if "tox -e" in step.get("run", "")]
     assert [step["env"]["TOX_ENV"] for step in runs] == ["${{ matrix.tox-env }}"]
     setup = next(step for step in _steps(job) if "setup-python" in step.get("uses", ""))
