@@ -12,6 +12,7 @@ import contextlib
 import gzip
 import io
 import json
+import logging
 import os
 import re
 import sys
@@ -54,6 +55,54 @@ def _juju(text: str) -> JujuVersion:
         raise HarnessError(
             f"not a Juju version: {text!r}", "use a version such as 3.6 or 2.9.43"
         ) from None
+
+
+_JUJU_OPTION = re.compile(r"v?\d+\.\d+(?:[.-][a-z]*\d+)?(?:\.\d+)?")
+
+
+def _juju_option(text: str | None) -> JujuVersion | None:
+    """``--juju`` as given: a whole version (3.6, 2.9.43, 3.0-beta4, 3.6.1.1), never a prefix.
+
+    ``JujuVersion.parse`` reads the version at the start of any text (``juju version``
+    prints ``3.6.1-genericlinux-amd64``); a person's option must be a version and no more.
+    """
+    return None if text is None else _juju_strict(text)
+
+
+def _juju_strict(text: str) -> JujuVersion:
+    if not _JUJU_OPTION.fullmatch(text.strip()):
+        raise HarnessError(
+            f"not a Juju version: {text!r}", "use a version such as 3.6, 2.9.43 or 3.0-beta4"
+        )
+    return _juju(text)
+
+
+def _judged(version: JujuVersion, text: str) -> str | None:
+    """Refuse a version the catalogue cannot judge; a note when it only extrapolates to it.
+
+    The catalogue's entries say which versions it covers (its lowest ``juju_min``) and which
+    Juju series its ranges name; a later series is judged by the newest range, unread.
+    """
+    from harness.catalogue import load
+
+    entries = load().entries
+    lowest = min(JujuVersion.parse(e.juju_min) for e in entries)
+    named = [JujuVersion.parse(e.juju_min) for e in entries]
+    named += [JujuVersion.parse(e.juju_max) for e in entries if e.juju_max]
+    newest = max(named)
+    if version < lowest:
+        raise HarnessError(
+            f"the catalogue cannot judge Juju {text}: it covers Juju "
+            f"{lowest.major}.{lowest.minor} and later",
+            f"pass --juju {lowest.major}.{lowest.minor} or newer",
+        )
+    if version.major > newest.major:
+        series = ", ".join(f"{major}.x" for major in sorted({v.major for v in named}))
+        return (
+            f"note: the catalogue's ranges name Juju {series} only; Juju {text} is judged "
+            f"by its newest range ({newest.major}.{newest.minor} and later): an extrapolation"
+        )
+    return None
 
 
 def _normal_unit(text: str) -> str:
@@ -147,7 +196,7 @@ def _summary(name: str) -> str:
 def cmd_predict(args: argparse.Namespace) -> int:
     from harness.catalogue import load
 
-    version = _juju(args.juju)
+    version = _juju_strict(args.juju)
     catalogue = load()
     known = sorted({entry.disruption for entry in catalogue.entries})
     if args.disruption not in known:
@@ -328,12 +377,11 @@ def _print_plan(
         print(_expected_hooks_line(disruption, juju))
 
 
-def _controller_reachable() -> bool:
-    try:
-        from harness.live.lab import controller_reachable
-    except ImportError:
-        return False
-    return bool(controller_reachable())
+def _controller_reachable() -> object:
+    """Truthy when a controller answers; its ``why`` (when present) says what was seen."""
+    from harness.live.controller import check_controller
+
+    return check_controller(say=lambda line: print(f"repro: {line}", file=sys.stderr))
 
 
 def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
@@ -341,15 +389,25 @@ def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
     if requested == "twin":
         return "twin", "backend: twin (SIMULATED: an in-process simulation, not a real Juju)"
     if requested == "live":
-        if not dry_run and not _controller_reachable():
-            raise EnvironmentUnavailable("no Juju controller is reachable", BOOTSTRAP_FIX)
+        if not dry_run:
+            check = _controller_reachable()
+            if not check:
+                raise _unreachable(check)
         return "live", "backend: live" + (" (dry run: nothing is touched)" if dry_run else "")
-    if _controller_reachable():
+    check = _controller_reachable()
+    if check:
         return "live", "backend: live (a Juju controller is reachable)"
-    return "twin", (
-        "backend: twin (no Juju controller is reachable, so this fell back to the twin: "
-        "results are SIMULATED)"
-    )
+    why = getattr(check, "why", "") or "no Juju controller is reachable"
+    return "twin", f"backend: twin ({why}, so this fell back to the twin: results are SIMULATED)"
+
+
+def _unreachable(check: object) -> EnvironmentUnavailable:
+    """What did not answer, and a fix that fits: bootstrap only when there is no controller."""
+    why = getattr(check, "why", "") or "no Juju controller is reachable"
+    if getattr(check, "configured", False):
+        fix = "check the controller with `juju status` (up? reachable?), or pass --backend twin"
+        return EnvironmentUnavailable(why, fix)
+    return EnvironmentUnavailable(f"no Juju controller is reachable: {why}", BOOTSTRAP_FIX)
 
 
 def _probe_charm(args: argparse.Namespace, backend: str) -> str:
@@ -429,7 +487,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if given:
             raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
     chosen = find_scenario(args.scenario)
-    juju = _juju(args.juju) if args.juju else None
+    juju = _juju_option(args.juju)
+    note = _judged(juju, args.juju) if juju is not None and args.backend != "live" else None
     if not args.dry_run:
         # Before anything is deployed or disrupted: a bad folder must cost nothing.
         check_evidence_root(args.evidence_dir)
@@ -439,6 +498,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     chosen = _targets_for(chosen, args.app, stack.app_names)
     if backend == "live" and args.juju:
         print("note: --juju is ignored on live: the controller's version decides", flush=True)
+    elif note:
+        print(note, flush=True)
     if args.dry_run:
         model = args.model or f"repro-{chosen.name}"
         _print_plan(
@@ -461,6 +522,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
 
 
+SCENARIO_RUNTIME_LOGGER = "ops-scenario.runtime"
+"""ops-scenario warns through it each time the twin makes a Context (e.g. about Juju 2.x)."""
+
+
+class _Once(logging.Filter):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in self.seen:
+            return False
+        self.seen.add(message)
+        return True
+
+
+@contextlib.contextmanager
+def _each_warning_once(name: str) -> Iterator[None]:
+    """Within a run, a logger's repeated message is shown once (the twin runs many hooks)."""
+    logger, once = logging.getLogger(name), _Once()
+    logger.addFilter(once)
+    try:
+        yield
+    finally:
+        logger.removeFilter(once)
+
+
 def _execute(
     folder: Path,
     scenario: Scenario,
@@ -473,7 +562,7 @@ def _execute(
 
     interruption = Interruption()
     try:
-        with interruption.installed():
+        with interruption.installed(), _each_warning_once(SCENARIO_RUNTIME_LOGGER):
             result = asyncio.run(start(interruption))
     except BaseException as exc:
         if not (folder / "bundle.json").exists():
@@ -492,7 +581,7 @@ def _run_bundle(args: argparse.Namespace) -> int:
     from harness.bundle_spec import load_bundle
     from harness.evidence.folders import check_evidence_root, claim_folder
 
-    juju = _juju(args.juju) if args.juju else None
+    juju = _juju_option(args.juju)
     load_bundle(args.bundle)  # a bad file is refused before the backend is even chosen
     backend, announcement = _choose_backend(args.backend, args.dry_run)
     print(announcement, flush=True)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from harness.evidence import markdown as md
 from harness.observations import HookRecord
 
 
@@ -74,7 +75,7 @@ def write_json(records: Iterable[HookRecord], out: TextIO) -> int:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ") or " "
+    return md.cell(text.replace("\n", " "))
 
 
 def render_markdown(records: Iterable[HookRecord], title: str) -> str:
@@ -82,7 +83,7 @@ def render_markdown(records: Iterable[HookRecord], title: str) -> str:
     by_unit: dict[str, list[HookRecord]] = {}
     for record in records:
         by_unit.setdefault(record.unit, []).append(record)
-    lines = [f"# Hook timeline: {title}", ""]
+    lines = [f"# Hook timeline: {md.text(title)}", ""]
     if not by_unit:
         return "\n".join([*lines, "No hook lines found.", ""])
     lines += ["| Unit | Hooks | Not ok |", "|---|---|---|"]
@@ -93,7 +94,7 @@ def render_markdown(records: Iterable[HookRecord], title: str) -> str:
     for unit, unit_records in by_unit.items():
         lines += [
             "",
-            f"## {unit}",
+            f"## {md.text(unit)}",
             "",
             "| Time | Kind | Hook | Outcome | Detail |",
             "|---|---|---|---|---|",

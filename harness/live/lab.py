@@ -10,25 +10,24 @@ model that could not be removed is named in one line with the command that remov
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
-import shutil
-import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from harness.errors import EnvironmentUnavailable, HarnessError, WaitTimeout
 from harness.live.clock import RealClock
 from harness.live.cluster_port import LiveClusterPort
 from harness.live.drivers import choose_driver
+from harness.live.drivers import controller_version as detect_controller_version
 from harness.live.juju_cli import JujuCLI, OpsTestJuju, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, connection_open
 from harness.live.microk8s import MicroK8sNode
 from harness.live.process import ProcessRunner, run_process
 from harness.ports import Clock, Lab
+from harness.preflight import live_prerequisites_missing
 from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
@@ -50,29 +49,9 @@ def _stderr(line: str) -> None:
 
 def controller_reachable(timeout: float = 20.0) -> bool:
     """Fast check for ``--backend auto``: a current controller that answers its API."""
-    if shutil.which("juju") is None:
-        return False
-    try:
-        shown = subprocess.run(
-            ["juju", "show-controller", "--format", "json"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        if shown.returncode != 0 or not json.loads(shown.stdout or "{}"):
-            return False
-        # show-controller may answer from the local cache; `models` needs the API.
-        models = subprocess.run(
-            ["juju", "models", "--format", "json"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        return False
-    return models.returncode == 0
+    from harness.live.controller import check_controller
+
+    return check_controller(timeout).reachable
 
 
 def new_model_name() -> str:
@@ -163,7 +142,7 @@ def lab_from_ops_test(
     )
 
 
-def lab_from_jubilant(juju: Any, *, clock: Clock | None = None) -> Lab:
+def lab_from_jubilant(juju: Any, *, clock: Clock | None = None, cli: JujuCLI | None = None) -> Lab:
     """A live Lab on the model a ``jubilant.Juju`` is bound to (pytest-jubilant's ``juju``).
 
     The model belongs to whoever made the ``Juju`` (pytest-jubilant creates and destroys it);
@@ -172,7 +151,7 @@ def lab_from_jubilant(juju: Any, *, clock: Clock | None = None) -> Lab:
     from harness.live.jubilant_port import JubilantJujuPort
 
     clock = clock or RealClock()
-    port = JubilantJujuPort(juju, clock=clock)
+    port = JubilantJujuPort(juju, clock=clock, cli=cli)
     _stderr(f"live model: {juju.model} (namespace {port.model_name}; Juju driver jubilant)")
     return Lab(
         backend="live",
@@ -187,6 +166,44 @@ def _jubilant_juju(model: str) -> Any:
     import jubilant
 
     return jubilant.Juju(model=model)
+
+
+@contextmanager
+def pytest_live_lab(
+    driver: str,
+    fixture: Callable[[str], Any | None],
+    *,
+    keep_model: bool = False,
+    controller_version: Callable[[], str | None] = detect_controller_version,
+) -> Iterator[Lab]:
+    """The live Lab the pytest ``lab`` fixture yields, on the driver asked for.
+
+    ``fixture(name)`` gives another fixture's value, or None where no such fixture exists.
+    A repository on pytest-jubilant has a ``juju`` fixture (a ``jubilant.Juju`` bound to a
+    module's model): unless libjuju is forced, the Lab is built on it and the model stays
+    that fixture's to make and destroy. Otherwise the controller's version picks the
+    driver: libjuju through pytest-operator's ``ops_test``, or jubilant on a temporary model
+    of its own (``jubilant.temp_model``, kept with ``keep_model``). EnvironmentUnavailable
+    when no controller (or, for pytest-operator, no charmcraft) is there.
+    """
+    import jubilant
+
+    if driver != "libjuju":
+        given = fixture("juju")
+        if isinstance(given, jubilant.Juju):
+            yield lab_from_jubilant(given)
+            return
+    missing = live_prerequisites_missing(charmcraft=False)
+    if missing:
+        raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
+    if choose_driver(driver, controller_version()) == "jubilant":
+        with jubilant.temp_model(keep=keep_model) as juju:
+            yield lab_from_jubilant(juju)
+        return
+    missing = live_prerequisites_missing()
+    if missing:
+        raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
+    yield lab_from_ops_test(fixture("ops_test"))
 
 
 async def open_lab(lab: Lab) -> None:
@@ -281,7 +298,7 @@ async def connect_lab(
         if chosen == "jubilant":
             from harness.live.jubilant_port import JubilantJujuPort
 
-            juju = JubilantJujuPort(jubilant_factory(name), clock=clock)
+            juju = JubilantJujuPort(jubilant_factory(name), clock=clock, cli=cli_for(name))
         else:
             libjuju = model_factory()
             await libjuju.connect(name)

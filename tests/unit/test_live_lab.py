@@ -19,10 +19,10 @@ from juju.model import Model
 from live_fakes import FakeClock, FakeJujuRunner, FakeNode
 from pytest_operator.plugin import OpsTest
 
+import harness.live.controller as controller_module
 from harness.disrupt.base import Target
 from harness.disrupt.node_restart import NodeRestart
 from harness.errors import EnvironmentUnavailable
-from harness.live import lab as lab_module
 from harness.live.juju_cli import JujuCLI
 from harness.live.juju_port import LiveJujuPort
 from harness.live.lab import (
@@ -398,8 +398,8 @@ def test_controller_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     def run(argv: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
         return answers[argv[1]]
 
-    monkeypatch.setattr(lab_module.shutil, "which", lambda _: "/snap/bin/juju")
-    monkeypatch.setattr(lab_module.subprocess, "run", run)
+    monkeypatch.setattr(controller_module.shutil, "which", lambda _: "/snap/bin/juju")
+    monkeypatch.setattr(controller_module.subprocess, "run", run)
     answers["show-controller"] = subprocess.CompletedProcess([], 0, CONTROLLER, "")
     answers["models"] = subprocess.CompletedProcess([], 0, '{"models": []}', "")
     assert controller_reachable() is True
@@ -413,8 +413,8 @@ def test_controller_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     def hang(argv: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
         raise subprocess.TimeoutExpired(argv, 20)
 
-    monkeypatch.setattr(lab_module.subprocess, "run", hang)
+    monkeypatch.setattr(controller_module.subprocess, "run", hang)
     assert controller_reachable() is False
 
-    monkeypatch.setattr(lab_module.shutil, "which", lambda _: None)
+    monkeypatch.setattr(controller_module.shutil, "which", lambda _: None)
     assert controller_reachable() is False

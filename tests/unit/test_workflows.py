@@ -37,7 +37,7 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 SCRIPTS = ROOT / ".github" / "scripts"
 CI = WORKFLOWS / "ci.yaml"
 INTEGRATION = WORKFLOWS / "integration.yaml"
-JUJU_CHANNELS = {"2.9/stable", "3.1/stable", "3.4/stable", "3.6/stable"}
+JUJU_CHANNELS = {"2.9/stable", "3.1/stable", "3.4/stable", "3.6/stable", "4.0/stable"}
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 SCENARIO_NAMES = [scenario.name for scenario in SCENARIOS]
 PYTEST_COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
@@ -102,7 +102,12 @@ def test_each_controller_gets_its_own_libjuju_major_and_microk8s_confinement() -
         if job.juju.startswith("2."):
             assert job.libjuju == "==2.9.49.1"
             assert "strict" not in job.microk8s, "Juju 2.9 needs classic MicroK8s"
+        elif job.juju.startswith("4."):
+            assert job.driver == "jubilant"
+            assert job.libjuju == ">=3.6,<4", "installed for the harness, never connected"
+            assert "-strict/" in job.microk8s, "Juju 4 only works with strict MicroK8s"
         else:
+            assert job.driver == "libjuju"
             minor = job.juju.split("/")[0]
             assert job.libjuju == f">={minor},<4"
             assert "-strict/" in job.microk8s, "Juju 3 only works with strict MicroK8s"
@@ -127,8 +132,9 @@ def test_a_dispatch_collapses_the_matrix_to_the_reporters_versions(scenario: str
         ("3.6/stable", "latest/stable", "use 1.31-strict/stable instead"),
         ("2.9/stable", "1.28-strict/stable", "use 1.28/stable instead"),
         ("3.6", "1.28-strict/stable", "e.g. 3.6/stable"),
-        ("4.0/stable", "1.28-strict/stable", "use 2.9/stable or a 3.x channel"),
-        ("2.8/stable", "1.28/stable", "use 2.9/stable or a 3.x channel"),
+        ("4.0/stable", "1.31/stable", "use 1.31-strict/stable instead"),
+        ("5.0/stable", "1.31-strict/stable", "or 4.0/stable"),
+        ("2.8/stable", "1.28/stable", "use 2.9/stable, a 3.x channel"),
         ("3.6/stable", "1.28-strict", "is not a MicroK8s snap channel"),
     ],
 )
@@ -184,6 +190,35 @@ def test_a_refused_dispatch_fails_the_plan_job_with_one_annotation(tmp_path: Pat
     assert "1.28-strict/stable" in line
 
 
+def test_a_dispatch_on_juju_40_runs_the_jubilant_driver() -> None:
+    (job,) = _dispatch("4.0/stable", "1.31-strict/stable", "lp2021891-pod-delete")
+    assert (job.juju, job.driver) == ("4.0/stable", "jubilant")
+    assert job.id == "juju-4.0-stable-microk8s-1.31-strict-stable"
+
+
+def test_each_job_runs_the_driver_its_plan_names() -> None:
+    integration = _load(INTEGRATION)["jobs"]["integration"]
+    assert integration["env"]["JUJU_DRIVER"] == "${{ matrix.driver }}"
+    # tox's integration env passes JUJU_* through to pytest, whose --juju-driver reads it.
+    assert "JUJU_*" in (ROOT / "tox.ini").read_text(encoding="utf-8")
+
+
+def test_juju_4_jobs_are_set_up_by_concierge() -> None:
+    steps = _load(INTEGRATION)["jobs"]["integration"]["steps"]
+    for step in steps:
+        if "actions-operator" in str(step.get("uses", "")):
+            assert "matrix.driver != 'jubilant'" in step["if"], "no Juju 4 via actions-operator"
+    concierge = [s for s in steps if "concierge" in f"{s.get('name')} {s.get('run')}"]
+    assert concierge
+    for step in concierge:
+        assert "if" not in step or "matrix.driver == 'jubilant'" in step["if"]
+
+
+def test_the_dispatch_form_offers_juju_40() -> None:
+    inputs = _load(INTEGRATION)["on"]["workflow_dispatch"]["inputs"]
+    assert "4.0/stable" in inputs["juju-channel"]["description"]
+
+
 def test_the_integration_job_takes_its_matrix_from_the_plan() -> None:
     integration = _load(INTEGRATION)["jobs"]["integration"]
     assert "plan" in integration["needs"]
@@ -194,6 +229,11 @@ def test_the_integration_job_takes_its_matrix_from_the_plan() -> None:
     assert prepare["env"]["CONCIERGE_MICROK8S_CHANNEL"] == "${{ matrix.microk8s }}"
     assert prepare["env"]["CONCIERGE_JUJU_CHANNEL"] == "${{ matrix.juju }}"
     assert prepare["run"].split() == [".github/scripts/prepare-lab.sh", ".github/concierge.yaml"]
+    # concierge installs no tox: the job must, before it runs the suite.
+    steps = _steps(integration)
+    install = next(i for i, s in enumerate(steps) if "pip install 'tox" in s.get("run", ""))
+    suite = next(i for i, s in enumerate(steps) if "tox -e integration" in s.get("run", ""))
+    assert steps.index(prepare) < install < suite
 
 
 def test_the_live_controller_has_juju_defaults_where_they_change_the_hooks() -> None:
