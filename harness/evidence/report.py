@@ -11,9 +11,17 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from harness.evidence import markdown as md
 from harness.evidence.bundle import Evidence
-from harness.evidence.times import duration, format_duration
+from harness.evidence.times import duration, format_duration, parse_instant
 from harness.findings import Finding
-from harness.observations import ABSENT, Databag, FileState, HookRecord, PodIdentity, Snapshot
+from harness.observations import (
+    ABSENT,
+    Databag,
+    FileState,
+    HookRecord,
+    PodIdentity,
+    Snapshot,
+    Step,
+)
 
 DETAIL_CHARS = 200
 
@@ -247,6 +255,8 @@ def _steps_section(e: Evidence) -> list[str]:
     lines = ["", "## Steps", ""]
     if not e.steps:
         return [*lines, "No steps were recorded."]
+    if e.simulated:
+        return lines + _simulated_steps(e)
     return lines + _table(
         ("Step", "Start", "End", "Took", "Detail"),
         (
@@ -254,6 +264,32 @@ def _steps_section(e: Evidence) -> list[str]:
             for s in e.steps
         ),
     )
+
+
+def _simulated_steps(e: Evidence) -> list[str]:
+    """The twin's steps on its own clock: offsets from the first step, never dates.
+
+    The twin's clock starts at a fixed, artificial instant so that runs are reproducible;
+    its dates mean nothing, its differences are what the simulation modelled.
+    """
+    origin = parse_instant(e.steps[0].start)
+
+    def offset(moment: str) -> str:
+        at = parse_instant(moment)
+        if origin is None or at is None:
+            return moment
+        return "+" + format_duration((at - origin).total_seconds())
+
+    def took(s: Step) -> str:
+        return format_duration(duration(s.start, s.end))
+
+    rows = [(s.name, offset(s.start), offset(s.end), took(s), s.detail) for s in e.steps]
+    note = (
+        "Times are the twin's simulated clock (SIMULATED), counted from the first step; "
+        "they say what the simulation modelled, not how long anything took."
+    )
+    header = ("Step", "Start (simulated)", "End (simulated)", "Took (simulated)", "Detail")
+    return [note, "", *_table(header, rows)]
 
 
 def _findings_section(findings: Sequence[Finding]) -> list[str]:

@@ -494,3 +494,70 @@ def test_the_juju_2_warning_of_ops_scenario_is_shown_once_per_run(tmp_path: Path
     assert done.returncode in (0, 1), done.stderr
     both = done.stdout + done.stderr
     assert both.count("Juju 2.x is closed and unsupported") == 1
+
+
+# --- 9. commands that work on the reader's machine ------------------------------------------
+
+
+def test_a_twin_report_reproduces_without_this_machines_paths_or_kubectl(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+    assert code == 0
+    folder = Path(out.strip().splitlines()[-1])
+    report = (folder / "report.md").read_text("utf-8")
+    reproduce = report.split("## Reproduce", 1)[1].split("<details>", 1)[0]
+    commands = read_bundle(folder).commands
+
+    for text in (reproduce, "\n".join(commands)):
+        assert str(ROOT) not in text
+        assert str(tmp_path) not in text
+        assert "kubectl" not in text  # the twin's namespace never existed
+    assert "(cd ./charms/probe && charmcraft pack)" in commands
+    assert any(c.startswith("juju deploy ./charms/probe/probe_*.charm probe ") for c in commands)
+    assert commands.index("(cd ./charms/probe && charmcraft pack)") < next(
+        i for i, c in enumerate(commands) if c.startswith("juju deploy")
+    )
+
+
+def test_a_packed_charm_elsewhere_is_named_by_its_file_name() -> None:
+    from harness.run import deploy_commands, portable_commands
+    from harness.stack import default_stack
+
+    stack = default_stack("/home/someone/build/probe_ubuntu-22.04-amd64.charm")
+
+    commands = portable_commands(deploy_commands(stack), stack)
+
+    assert not any("/home/someone" in c for c in commands)
+    assert any(
+        c.startswith("juju deploy ./probe_ubuntu-22.04-amd64.charm probe ") for c in commands
+    )
+    assert not any("charmcraft pack" in c for c in commands)
+
+
+# --- 10. step durations on stdout; the twin's clock labelled ------------------------------
+
+
+def test_each_step_and_its_duration_is_printed_and_the_twin_clock_is_labelled(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+    assert code == 0
+    folder = Path(out.strip().splitlines()[-1])
+    evidence = read_bundle(folder)
+
+    printed = [line.strip() for line in out.splitlines() if " took " in line]
+    assert [line.split(" took ")[0] for line in printed] == [s.name for s in evidence.steps]
+    assert all("on the twin's simulated clock" in line for line in printed)
+    settle = next(line for line in printed if line.startswith("settle took "))
+    assert re.match(r"settle took \d+\.\ds on the twin's simulated clock", settle)
+
+    steps = (folder / "report.md").read_text("utf-8").split("## Steps", 1)[1]
+    steps = steps.split("## Reproduce", 1)[0]
+    assert "2000-01-01" not in steps  # the twin's artificial epoch is not shown as a date
+    assert "Times are the twin's simulated clock (SIMULATED)" in steps
+    assert "| Step | Start (simulated) | End (simulated) | Took (simulated) | Detail |" in steps
