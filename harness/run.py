@@ -135,6 +135,8 @@ def repro_command(
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# Where an installed wheel carries charms/probe (setup.py; harness.twin.charms reads it too).
+PACKAGED_PROBE = Path(__file__).resolve().parent / "probe_charm"
 
 
 def _portable_charm(path: str) -> tuple[str, str | None]:
@@ -145,6 +147,9 @@ def _portable_charm(path: str) -> tuple[str, str | None]:
     gone in Juju 4 and never what CI ran).
     """
     local = Path(path).expanduser()
+    if local.resolve() == PACKAGED_PROBE:
+        # The installed copy of charms/probe: a reader has it at its place in the repository.
+        local = REPO_ROOT / "charms" / "probe"
     try:
         relative = "./" + local.resolve().relative_to(REPO_ROOT).as_posix()
     except ValueError:

@@ -126,17 +126,18 @@ def packaged_probe_dir() -> Path:
 
 
 def default_probe_dir() -> Path:
-    """Where the probe's source is: $PROBE_CHARM_DIR, the checkout, the package, ./charms/probe.
+    """Where the probe's source is: $PROBE_CHARM_DIR, the checkout, ./charms/probe, the package.
 
-    A checkout (an editable install) has charms/probe beside harness/; an installed wheel
-    (tox, pip) carries its own copy as harness/probe_charm, from the same commit as the code
-    that drives it, so `repro run` works from any directory.
+    A checkout (an editable install) has charms/probe beside harness/; tox installs a wheel
+    and runs from the checkout; outside any checkout an installed wheel (a plain `pip
+    install .`) carries its own copy as harness/probe_charm, so `repro run` works from any
+    directory.
     """
     candidates = [
         Path(os.environ[PROBE_DIR_ENV]) if os.environ.get(PROBE_DIR_ENV) else None,
         repo_root() / "charms" / "probe",
-        packaged_probe_dir(),
         Path.cwd() / "charms" / "probe",
+        packaged_probe_dir(),
     ]
     for candidate in candidates:
         if candidate is not None and (candidate / "src" / "charm.py").is_file():

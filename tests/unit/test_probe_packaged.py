@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import harness
+from harness import run as run_module
 from harness.errors import HarnessError
 from harness.twin import charms
 
@@ -39,11 +40,7 @@ def test_the_installed_package_carries_the_probes_source_as_in_the_checkout() ->
 def test_outside_a_clone_the_twin_runs_the_packaged_probe(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Another directory, with a decoy probe in ./charms/probe: the package's own copy wins.
-    decoy = tmp_path / "charms" / "probe" / "src"
-    decoy.mkdir(parents=True)
-    (decoy / "charm.py").write_text("raise SystemExit('decoy')\n")
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # no ./charms/probe here, and no checkout beside the package
     monkeypatch.delenv(charms.PROBE_DIR_ENV, raising=False)
     monkeypatch.setattr(charms, "repo_root", lambda: tmp_path / "site-packages")
     monkeypatch.setattr(sys, "path", list(sys.path))  # probe_source adds the probe's src
@@ -51,6 +48,16 @@ def test_outside_a_clone_the_twin_runs_the_packaged_probe(
     assert charms.default_probe_dir() == PACKAGED
     source = charms.probe_source(PACKAGED)
     assert source.meta["name"] == "probe"
+
+
+def test_a_report_names_the_packaged_probe_where_a_reader_has_it() -> None:
+    # Wherever the run found the probe, the commands to reproduce point into the repository.
+    deploy, pack = run_module._portable_charm(str(run_module.PACKAGED_PROBE))
+    assert (deploy, pack) == (
+        "./charms/probe/probe_*.charm",
+        "(cd ./charms/probe && charmcraft pack)",
+    )
+    assert run_module.PACKAGED_PROBE == PACKAGED
 
 
 def test_with_no_probe_anywhere_the_error_says_where_to_point(
