@@ -561,6 +561,7 @@ async def _run(
 ) -> None:
     from harness.catalogue import load
     from harness.disrupt import get
+    from harness.journal_layers import layer_findings
     from harness.observe.snapshot import take_snapshot
     from harness.settle import wait_settled
     from harness.verdict import judge
@@ -613,7 +614,17 @@ async def _run(
     affected = _affected_units(scenario, stack)
     got.enter("waiting until settled")
     progress(f"waiting until settled: {', '.join(affected)}")
-    settled = await wait_settled(lab, tuple(affected), affected)
+    before_pods = {p.unit: p for p in got.before.pods}
+    every = set(got.expectation.required_hooks(leader=True))
+    common = tuple(h for h in got.expectation.required_hooks(leader=False) if h in every)
+    settled = await wait_settled(
+        lab,
+        tuple(affected),
+        affected,
+        disrupted={unit: before_pods.get(unit) for unit in disrupted},
+        since=window_start,
+        required_hooks=common,
+    )
     got.record(_as_steps(settled), progress)
 
     got.enter("snapshot after")
@@ -654,7 +665,7 @@ async def _run(
             target_container=container if one_container else None,
             **_bundle_judging(stack, containers),
         )
-    )
+    ) + tuple(layer_findings(got.expectation, got.before, got.after, disrupted))
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items()))
 

@@ -151,6 +151,35 @@ def _hooks_section(e: Evidence) -> list[str]:
     return lines
 
 
+LAYERS = ("container-root", "charm-dir", "storage")
+
+
+def layer_of(finding: Finding) -> str | None:
+    """The filesystem layer a ``file`` finding judged (its expectation names it)."""
+    if finding.check != "file":
+        return None
+    return next((layer for layer in LAYERS if f"({layer}" in finding.expected), None)
+
+
+def _layers_section(e: Evidence) -> list[str]:
+    """All three places a file can live, with the verdict and what each was judged on."""
+    rows = []
+    for layer in LAYERS:
+        judged = [f for f in e.findings if layer_of(f) == layer]
+        if not judged:
+            rows.append((layer, "-", "-", "not judged in this run", "-", "-"))
+        for f in judged:
+            basis = (
+                f.detail
+                if f.detail.startswith("judged on")
+                else (f"judged on a watched file in the container's root filesystem: {f.subject}")
+            )
+            unit = f.subject.split(" ", 1)[0]
+            rows.append((layer, unit, f.expected, f.observed, f.verdict, basis))
+    lines = ["", "## Survival by filesystem layer", ""]
+    return lines + _table(("Layer", "Unit", "Expected", "Observed", "Verdict", "Judged on"), rows)
+
+
 def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
     def index(files: Iterable[FileState]) -> dict[tuple[str, str, str], str]:
         return {(f.unit, f.container, f.path): f.digest for f in files}
@@ -316,6 +345,7 @@ def render_report(evidence: Evidence) -> str:
     lines += _summary(e)
     lines += _attention(e)
     lines += _hooks_section(e)
+    lines += _layers_section(e)
     if e.before and e.after:
         lines += _files_section(e.before, e.after)
         lines += _relations_section(e.before, e.after)

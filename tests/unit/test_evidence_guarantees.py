@@ -561,3 +561,62 @@ def test_each_step_and_its_duration_is_printed_and_the_twin_clock_is_labelled(
     assert "2000-01-01" not in steps  # the twin's artificial epoch is not shown as a date
     assert "Times are the twin's simulated clock (SIMULATED)" in steps
     assert "| Step | Start (simulated) | End (simulated) | Took (simulated) | Detail |" in steps
+
+
+# --- 6. all three filesystem layers, with what each was judged on ------------------------
+
+
+def test_report_and_matrix_show_charm_dir_and_storage_and_what_they_were_judged_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+    assert code == 0
+    folder = Path(out.strip().splitlines()[-1])
+    report = (folder / "report.md").read_text("utf-8")
+    layers = report.split("## Survival by filesystem layer", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in layers.splitlines() if line.startswith("| ")][1:]
+    by_layer = {row[0].strip("| "): row for row in rows if not row[0].startswith("|---")}
+
+    assert set(by_layer) == {"container-root", "charm-dir", "storage"}
+    # What repro predict says for a pod delete: charm-dir lost, storage kept.
+    assert by_layer["charm-dir"][3].startswith("lost (incarnation")
+    assert by_layer["storage"][3].startswith("survived (journal seq")
+    assert "charm-data EmptyDir" in by_layer["charm-dir"][5]
+    assert "journal on its storage volume" in by_layer["storage"][5]
+    assert "container's root filesystem" in by_layer["container-root"][5]
+
+    _, table, _ = repro(capsys, "matrix", str(folder))
+    row = next(line for line in table.splitlines() if line.startswith("| pod-delete | 3.6"))
+    assert "charm-dir lost, storage kept (probe journal)" in row
+
+
+def test_a_charm_dir_that_survives_a_new_pod_is_a_deviation() -> None:
+    from dataclasses import replace
+
+    from harness.catalogue import load
+    from harness.journal_layers import layer_findings
+    from harness.observations import JournalEntry
+
+    def entry(seq: int, charm_dir: str) -> JournalEntry:
+        return JournalEntry(
+            seq=seq, time="t", event="start", unit="probe/0", juju_version="3.6.1",
+            dispatch_path=None, pod="probe-0", root_incarnation="r",
+            root_incarnation_new=False, charm_dir_incarnation=charm_dir,
+            charm_dir_incarnation_new=False, workload_marker="present", leader=True,
+            databags={}, local_state_survived=True, controller_state_survived=True,
+        )  # fmt: skip
+
+    from harness.observations import Snapshot
+
+    expectation = load().expect("pod-delete", "3.6")
+    before = Snapshot(taken_at="a", journal=(entry(10, "same-id"),))
+    after = replace(before, taken_at="b", journal=(entry(2, "same-id"),))
+
+    found = {f.subject: f for f in layer_findings(expectation, before, after, ["probe/0"])}
+
+    assert found["probe/0 charm-dir"].verdict == "deviation"  # a new pod keeps no charm dir
+    assert found["probe/0 charm-dir"].observed == "survived (incarnation same-id -> same-id)"
+    assert found["probe/0 storage"].verdict == "deviation"  # the journal started again
+    assert found["probe/0 storage"].observed == "lost (journal seq 10 -> 2)"

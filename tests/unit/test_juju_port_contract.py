@@ -30,7 +30,7 @@ from samples import load_sample
 from harness.errors import UnknownName, WaitTimeout
 from harness.live.drivers import choose_driver
 from harness.live.jubilant_port import JubilantJujuPort
-from harness.live.juju_cli import JujuCLI, SubprocessJuju
+from harness.live.juju_cli import DEBUG_LOG_FILTER, JujuCLI, SubprocessJuju
 from harness.live.juju_port import HOOK_LOG_MODULES, LiveJujuPort
 from harness.live.process import Completed
 from harness.ports import AppSpec
@@ -311,9 +311,7 @@ async def test_show_unit_application_data_side_follows_the_juju_version(driven: 
 async def test_debug_log_replays_the_model_log_at_info_in_utc(driven: Driven) -> None:
     driven.cli.answer(("debug-log",), 0, DEBUG_LOG_40)
     assert "found queued" in await driven.port.debug_log()
-    assert driven.cli.verbs() == [
-        ("debug-log", "--replay", "--no-tail", "--date", "--utc", "--level", "INFO")
-    ]
+    assert driven.cli.verbs() == [("debug-log", "--replay", "--no-tail", *DEBUG_LOG_FILTER)]
 
 
 async def test_versions_record_which_driver_ran(driven: Driven) -> None:
