@@ -139,6 +139,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 PACKAGED_PROBE = Path(__file__).resolve().parent / "probe_charm"
 
 
+def _probe_copies() -> set[Path]:
+    """The places harness.twin.charms.default_probe_dir takes the probe's source from."""
+    return {PACKAGED_PROBE, (Path.cwd() / "charms" / "probe").resolve()}
+
+
 def _portable_charm(path: str) -> tuple[str, str | None]:
     """A local charm as a reader can name it: ``(deploy argument, pack step or None)``.
 
@@ -147,8 +152,9 @@ def _portable_charm(path: str) -> tuple[str, str | None]:
     gone in Juju 4 and never what CI ran).
     """
     local = Path(path).expanduser()
-    if local.resolve() == PACKAGED_PROBE:
-        # The installed copy of charms/probe: a reader has it at its place in the repository.
+    if local.resolve() in _probe_copies():
+        # The probe's source wherever the twin found it (an installed wheel's copy, or the
+        # ./charms/probe tox runs beside): a reader has it at its place in the repository.
         local = REPO_ROOT / "charms" / "probe"
     try:
         relative = "./" + local.resolve().relative_to(REPO_ROOT).as_posix()
