@@ -452,7 +452,7 @@ def _unfinished_bundle(
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
     from harness.evidence.bundle import Evidence, write_bundle
     from harness.interrupt import describe
-    from harness.run import deploy_commands, one_line, portable_commands
+    from harness.run import deploy_commands, one_line, portable_commands, user_bundle
 
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
@@ -467,6 +467,8 @@ def _unfinished_bundle(
         disruption=scenario.disruption,
         interrupted=interrupted,
     )
+    # A user's bundle is named even when deploying it failed.
+    evidence = replace(evidence, bundle=user_bundle(stack, scenario.targets[0].app, None))
     with contextlib.suppress(OSError):
         write_bundle(evidence, folder)
 

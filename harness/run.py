@@ -88,7 +88,8 @@ def deploy_commands(
     if stack.bundle is not None and as_bundle:
         lines.append(stack.bundle.deploy_command())
         bundled = set(stack.bundle.app_names)
-        relations = tuple(r for r in relations if r not in stack.bundle.relations)
+        ours = set(stack.bundle.app_names)
+        relations = tuple(r for r in relations if not {e.partition(":")[0] for e in r} <= ours)
     for spec in stack.apps:
         if spec.app in bundled:
             continue
@@ -134,36 +135,48 @@ def repro_command(
     return f"repro run {scenario.name}{given} --backend {backend}{version}"
 
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 # Where an installed wheel carries charms/probe (setup.py; harness.twin.charms reads it too).
 PACKAGED_PROBE = Path(__file__).resolve().parent / "probe_charm"
+_PROJECT_MARKERS = ("pyproject.toml", ".git", "tox.ini")
+_CHARM_NAME = re.compile(r"^name:\s*['\"]?([a-z][a-z0-9-]*)", re.MULTILINE)
 
 
-def _probe_copies() -> set[Path]:
-    """The places harness.twin.charms.default_probe_dir takes the probe's source from."""
-    return {PACKAGED_PROBE, (Path.cwd() / "charms" / "probe").resolve()}
+def _project_root(path: Path) -> Path | None:
+    """The nearest folder above ``path`` that is a project (a checkout the reader has)."""
+    for folder in path.parents:
+        if any((folder / marker).exists() for marker in _PROJECT_MARKERS):
+            return folder
+    return None
+
+
+def _charm_name(folder: Path) -> str:
+    for name in ("charmcraft.yaml", "metadata.yaml"):
+        try:
+            found = _CHARM_NAME.search((folder / name).read_text("utf-8"))
+        except OSError:
+            continue
+        if found:
+            return found.group(1)
+    return "*"
 
 
 def _portable_charm(path: str) -> tuple[str, str | None]:
     """A local charm as a reader can name it: ``(deploy argument, pack step or None)``.
 
-    Under this repository it is named relative to the repository root; elsewhere by its own
-    name only. A charm directory is packed first (``juju deploy`` of a source directory is
-    gone in Juju 4 and never what CI ran).
+    Inside a project (a folder above it holds pyproject.toml, .git or tox.ini: this
+    repository, or the charm author's) it is named relative to that project; elsewhere by
+    its own name only. A charm directory is packed first (``juju deploy`` of a source
+    directory is gone in Juju 4 and never what CI ran).
     """
-    local = Path(path).expanduser()
-    if local.resolve() in _probe_copies():
-        # The probe's source wherever the twin found it (an installed wheel's copy, or the
-        # ./charms/probe tox runs beside): a reader has it at its place in the repository.
-        local = REPO_ROOT / "charms" / "probe"
-    try:
-        relative = "./" + local.resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        relative = "./" + local.name
+    local = Path(path).expanduser().resolve()
+    if local == PACKAGED_PROBE:
+        # The installed copy of charms/probe: a reader has it at its place in the repository.
+        return "./charms/probe/probe_*.charm", "(cd ./charms/probe && charmcraft pack)"
+    root = _project_root(local)
+    relative = "./" + (local.relative_to(root).as_posix() if root else local.name)
     if path.endswith(".charm"):
         return relative, None
-    name = "probe" if local.resolve() == (REPO_ROOT / "charms" / "probe") else "*"
-    return f"{relative}/{name}_*.charm", f"(cd {relative} && charmcraft pack)"
+    return f"{relative}/{_charm_name(local)}_*.charm", f"(cd {relative} && charmcraft pack)"
 
 
 def portable_commands(commands: Sequence[str], stack: Stack) -> tuple[str, ...]:
@@ -298,9 +311,7 @@ def _watch_notes(stack: Stack, scenario: Scenario) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def user_bundle(
-    stack: Stack, scenario: Scenario, lab: Lab, ran_by: Mapping[str, str] | None
-) -> UserBundle | None:
+def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> UserBundle | None:
     """The evidence's record of the user's bundle, when the stack came from one."""
     from harness.evidence.user_bundle import DEPLOYED
 
@@ -313,7 +324,7 @@ def user_bundle(
         file=bundle.path.name,
         digest=bundle.digest,
         text=bundle.text,
-        app=scenario.targets[0].app,
+        app=app,
         probe=stack.has_probe,
         runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),
         deploy=bundle.deploy_command(),
@@ -529,7 +540,7 @@ async def run_scenario(
     got = _Gathered(
         scenario,
         lab,
-        bundle=user_bundle(stack, scenario, lab, ran_by),
+        bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
         interruption=interruption,
     )
     try:
