@@ -25,6 +25,7 @@ from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.versions import JujuVersion
 
 if TYPE_CHECKING:
+    from harness.bundle_run import BundleRun
     from harness.interrupt import Interruption
     from harness.run import RunResult
     from harness.scenarios import Scenario
@@ -347,15 +348,24 @@ def _live_client_plan(requested_driver: str) -> _ClientPlan:
     return _ClientPlan(version, tuple(lines))
 
 
-def _expected_hooks_line(disruption: str, juju: JujuVersion) -> str:
+def _expected_hooks_line(
+    disruption: str, juju: JujuVersion, containers: Sequence[str] = ()
+) -> str:
+    """The catalogue's hooks; ``containers`` (the charm's, when known) name its templates."""
     from harness.catalogue import load
 
     try:
         expectation = load().expect(disruption, juju)
     except HarnessError as error:
         return f"# the catalogue has no expectation for {disruption} on Juju {juju}: {error}"
-    hooks = ", ".join(expectation.required_hooks()) or "(none)"
-    return f"# the catalogue expects on Juju {juju.major}.{juju.minor}: {hooks}"
+    hooks = []
+    for hook in expectation.required_hooks():
+        if "{container}" in hook and containers:
+            hooks += [hook.replace("{container}", c) for c in containers]
+        else:
+            hooks.append(hook)
+    listed = ", ".join(hooks) or "(none)"
+    return f"# the catalogue expects on Juju {juju.major}.{juju.minor}: {listed}"
 
 
 def _print_plan(
@@ -364,6 +374,7 @@ def _print_plan(
     disruption: str,
     juju: JujuVersion | None,
     lines_for: Callable[[JujuVersion | None], Iterable[str]],
+    containers: Sequence[str] = (),
 ) -> None:
     """A dry run's plan; live, with what the local juju client says and what to expect."""
     if backend == "live":
@@ -374,7 +385,16 @@ def _print_plan(
     for line in lines_for(juju):
         print(line)
     if backend == "live" and juju is not None:
-        print(_expected_hooks_line(disruption, juju))
+        print(_expected_hooks_line(disruption, juju, containers))
+
+
+def _disrupted_containers(run: BundleRun) -> tuple[str, ...]:
+    """The disrupted app's workload containers, when its metadata is known."""
+    target = run.scenario.targets[0]
+    if target.container:
+        return (target.container,)
+    meta = run.metas.get(target.app)
+    return meta.container_names if meta is not None else ()
 
 
 def _controller_reachable() -> object:
@@ -610,6 +630,7 @@ def _run_bundle(args: argparse.Namespace) -> int:
             run.scenario.disruption,
             juju,
             lambda version: plan_lines(run, model, version),
+            containers=_disrupted_containers(run),
         )
         if backend == "live":
             return 0

@@ -118,7 +118,7 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "juju debug-log --replay --no-tail --date --utc --level INFO",
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
         "# the catalogue expects on Juju 3.6: stop, upgrade-charm, config-changed, start, "
-        "{container}-pebble-ready",
+        "postgresql-pebble-ready",  # its container, from the charm's metadata
     ]
 
 
