@@ -33,6 +33,7 @@ from harness.versions import JujuVersion, Versions
 
 if TYPE_CHECKING:
     from harness.catalogue.model import Expectation
+    from harness.verdict import BranchChoice
 
 Progress = Callable[[str], None]
 
@@ -353,6 +354,7 @@ class _Gathered:
     versions: Versions = field(default_factory=Versions)
     juju: str | None = None
     expectation: Expectation | None = None
+    branch: str = ""
     steps: list[Step] = field(default_factory=list)
     before: Snapshot | None = None
     after: Snapshot | None = None
@@ -406,10 +408,22 @@ class _Gathered:
             disruption=self.scenario.disruption,
             juju_version=self.juju,
             expected_hooks=expected,
+            branch=self.branch,
+            disruption_detail=_detail(self.scenario),
             error=error,
             bundle=self.bundle,
             interrupted=interrupted,
         )
+
+
+def _detail(scenario: Scenario) -> str:
+    """The disruption's parameters a reader needs: container-restart's container and signal."""
+    parts = [
+        f"container {t.container}, signal {t.signal or 'TERM'}"
+        for t in scenario.targets
+        if t.container
+    ]
+    return "; ".join(dict.fromkeys(parts))
 
 
 def _now(lab: Lab) -> str:
@@ -581,7 +595,7 @@ async def _run(
     from harness.journal_layers import layer_findings
     from harness.observe.snapshot import take_snapshot
     from harness.settle import wait_settled
-    from harness.verdict import judge
+    from harness.verdict import choose_branch, describe_branches, judge
 
     label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
     progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")
@@ -607,7 +621,12 @@ async def _run(
         stack,
     )
     # Look the expectation up before disrupting anything: an unknown entry fails early.
-    got.expectation = load().expect(scenario.disruption, juju)
+    target_container = next((t.container for t in scenario.targets if t.container), None)
+    target_signal = next((t.signal for t in scenario.targets if t.signal), None)
+    catalogue = load()
+    got.expectation = catalogue.expect(
+        scenario.disruption, juju, container=target_container, signal=target_signal
+    )
     got.record(Step("read versions", start, _now(lab), f"Juju {got.juju}"), progress)
     progress(f"Juju {got.juju}; expecting {', '.join(got.expectation.required_hooks())}")
 
@@ -670,24 +689,50 @@ async def _run(
     got.enter("judging")
     container = next((t.container for t in scenario.targets if t.container), "")
     one_container = got.expectation.scope == "container" and bool(container)
-    # A container restart concerns that container only (its pebble-ready hook).
-    containers = {t.app: (container,) for t in scenario.targets} if one_container else None
-    got.findings = tuple(
-        judge(
-            got.expectation,
-            got.before,
-            got.after,
-            got.hooks,
-            units=disrupted,
-            target_container=container if one_container else None,
-            **_bundle_judging(stack, containers),
+    # A workload container's restart concerns that container only (its pebble-ready hook);
+    # a charm container's restart gives every workload container's pebble-ready.
+    workload_only = one_container and got.expectation.container == "workload"
+    containers = {t.app: (container,) for t in scenario.targets} if workload_only else None
+    # The branch each unit is judged against comes from what it showed (a stop that did
+    # not complete, a second roll); container-restart's branch is its container and signal.
+    branches = (
+        (got.expectation,)
+        if target_container is not None
+        else catalogue.branches(scenario.disruption, juju)
+    )
+    choices = {unit: choose_branch(branches, got.hooks, (unit,)) for unit in disrupted}
+    got.branch = describe_branches(choices)
+    findings: list[Finding] = []
+    for expectation, units in _by_branch(choices, disrupted):
+        findings.extend(
+            judge(
+                expectation,
+                got.before,
+                got.after,
+                got.hooks,
+                units=units,
+                target_container=container if one_container else None,
+                **_bundle_judging(stack, containers),
+            )
         )
-    ) + tuple(layer_findings(got.expectation, got.before, got.after, disrupted))
+        findings.extend(layer_findings(expectation, got.before, got.after, units))
+    got.findings = tuple(findings)
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items()))
 
 
 _VERDICTS = ("match", "deviation", "known-bug")
+
+
+def _by_branch(
+    choices: Mapping[str, BranchChoice], units: Sequence[str]
+) -> list[tuple[Expectation, tuple[str, ...]]]:
+    """The disrupted units grouped by the branch chosen for each, in unit order."""
+    groups: dict[str, tuple[Expectation, list[str]]] = {}
+    for unit in units:
+        choice = choices[unit]
+        groups.setdefault(choice.name, (choice.expectation, []))[1].append(unit)
+    return [(expectation, tuple(members)) for expectation, members in groups.values()]
 
 
 def _bundle_judging(
