@@ -277,6 +277,12 @@ def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
         f"# deploy bundle {bundle.label} from {bundle.path} (sha256 {bundle.digest})",
         f"#   app by app, as `{bundle.deploy_command()}` would: {', '.join(bundle.app_names)}",
     ]
+    if not bundle.kubernetes:
+        lines.append(
+            "# note: the bundle does not say `bundle: kubernetes`; juju/charm bundledata.go "
+            "reads an untyped bundle as a machine one (unverified how Juju deploys it on a "
+            "Kubernetes model: add the key)"
+        )
     if stack.has_probe:
         lines.append(
             "# add the probe observer (probe, probe-peer): its own apps, related only "

@@ -119,6 +119,13 @@ class JubilantJujuPort(LiveJujuPort):
             num_units=spec.units,
             resources=dict(spec.resources) or None,
             trust=spec.trust,
+            revision=None if local else spec.revision,
+            # jubilant takes constraints as a mapping ("arch=amd64 mem=2G" -> two keys).
+            constraints=dict(
+                item.split("=", 1) for item in (spec.constraints or "").split() if "=" in item
+            )
+            or None,
+            storage=dict(spec.storage) or None,
         )
 
     async def integrate(self, endpoint_a: str, endpoint_b: str) -> None:

@@ -488,3 +488,17 @@ def test_a_bare_relation_is_completed_from_the_metadata_or_refused(
     )  # fmt: skip
     assert code == 2
     assert "relation pgbouncer-k8s postgresql-k8s:db: no endpoints that fit" in err
+
+
+def test_a_bundle_without_its_kubernetes_type_is_planned_with_a_note(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    charmhub(monkeypatch)
+    forbid_deploying(monkeypatch)
+    untyped = write(tmp_path, BUNDLE.read_text().replace("bundle: kubernetes\n", ""))
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(untyped), "--app", "postgresql-k8s",
+        "--backend", "live", "--dry-run", "--no-probe",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "# note: the bundle does not say `bundle: kubernetes`" in out

@@ -515,3 +515,29 @@ async def test_juju_4_is_not_asked_to_deploy_a_charm_directory(
     else:
         await driven.port.deploy(spec)
         assert driven.deployed()["charm"] == str(tmp_path)
+
+
+async def test_a_bundle_apps_revision_constraints_and_storage_reach_the_driver(
+    driven: Driven,
+) -> None:
+    # postgresql-k8s as canonical/postgresql-k8s-bundle (releases/latest/k8s) deploys it.
+    driven.model_config["logging-config"] = "<root>=INFO"
+    await driven.port.deploy(
+        AppSpec(
+            "postgresql-k8s",
+            "postgresql-k8s",
+            channel="edge",
+            revision=19,
+            constraints="arch=amd64 mem=2G",
+            storage={"pgdata": "kubernetes,1,1024"},
+        )
+    )
+    call = driven.library.deploy.await_args if driven.driver == "libjuju" else None
+    kw = (call or driven.library.deploy.call_args).kwargs
+    assert kw["revision"] == 19
+    assert kw["storage"] == {"pgdata": "kubernetes,1,1024"}
+    # libjuju parses a constraints string itself; jubilant takes a mapping.
+    wanted: Any = (
+        "arch=amd64 mem=2G" if driven.driver == "libjuju" else {"arch": "amd64", "mem": "2G"}
+    )
+    assert kw["constraints"] == wanted
