@@ -44,7 +44,7 @@ from ops import testing
 from harness.catalogue.model import Expectation
 from harness.disrupt.base import NAMES
 from harness.errors import HarnessError, UnknownName
-from harness.twin import layers
+from harness.twin import compat, layers
 from harness.twin.engine import Arrival, Change, UnitPlan, decide, lifecycle
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for
 from harness.twin.image import Image, check_images, image_for
@@ -278,20 +278,21 @@ class _Run:
         self.skipped: list[tuple[str, str]] = []
         self.trace: list[HookTrace] = []
         self.roots: dict[str, Path] = {}
-        self.unit_id = ctx.unit_id
+        self.unit_id = compat.unit_id(ctx)
         self._serial = 0
 
     @contextlib.contextmanager
     def juju_version(self) -> Iterator[None]:
-        saved = self.ctx.juju_version, self.ctx.unit_id
+        saved = self.ctx.juju_version, compat.unit_id(self.ctx)
         self.ctx.juju_version = self.version
         try:
             yield
         finally:
-            self.ctx.juju_version, self.ctx.unit_id = saved
+            self.ctx.juju_version = saved[0]
+            compat.set_unit_id(self.ctx, saved[1])
 
     def result(self, state: testing.State) -> TwinResult:
-        app = self.ctx.app_name or "app"
+        app = compat.app_name(self.ctx)
         return TwinResult(
             disruption=self.disruption,
             juju_version=self.version,
@@ -366,7 +367,7 @@ class _Run:
             # Juju numbers units app-wide: the next number no unit has had.
             peers = [n for r in state.relations for n in _peer_units(r)]
             self.unit_id = max([self.unit_id, *peers]) + 1
-            self.ctx.unit_id = self.unit_id
+            compat.set_unit_id(self.ctx, self.unit_id)
         containers = []
         for c in state.containers:
             self._fresh_root(c.name)

@@ -35,7 +35,7 @@ from ops import testing
 from harness.catalogue.model import Expectation
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.observations import Outcome
-from harness.twin import layers
+from harness.twin import compat, layers
 from harness.twin.charms import CharmSource, HookEnv
 from harness.twin.clock import TwinClock
 from harness.twin.engine import Change, UnitPlan, decide, lifecycle
@@ -324,8 +324,11 @@ class Twin:
         """What a hook process sees: its pod's hostname and root fs, the twin's time and ids."""
         app = self.apps[unit.app]
         ctx = app.ctx
-        ctx.unit_id = unit.number
+        compat.set_unit_id(ctx, unit.number)
         ctx.charm_root = self.charm_dir(unit)
+        # ops-scenario 7.0 keeps ops' unit-state database in the charm root; the twin keeps
+        # that state itself (``Pod.stored_states``), so no stale copy may be left there.
+        (ctx.charm_root / ".unit-state.db").unlink(missing_ok=True)
         ctx.app_trusted = app.trusted
         env = {
             "HOSTNAME": unit.pod.name,
