@@ -60,10 +60,10 @@ if mode == "read":
     with open(path, encoding="utf-8", errors="replace", buffering=1 << 20) as f:
         for line in f:
             pass
-elif mode == "parse":
+elif mode in ("parse", "parse-ops"):
     from harness.observe.debug_log import parse_lines
     with open(path, encoding="utf-8", errors="replace", buffering=1 << 20) as f:
-        for _ in parse_lines(f):
+        for _ in parse_lines(f, ops=mode == "parse-ops"):
             count += 1
 else:
     from harness.cli import main
@@ -101,6 +101,24 @@ def generate(path: Path, lines: int, hook_every: int, seed: int = 7) -> int:
     return hooks
 
 
+def generate_from_samples(path: Path, lines: int) -> int:
+    """Write the log from the real debug-log samples' lines, cycled; returns its hook lines."""
+    samples = sorted((ROOT / "tests" / "data" / "samples").glob("debuglog_*.txt"))
+    real = [
+        line if line.endswith("\n") else line + "\n"
+        for sample in samples
+        for line in sample.read_text("utf-8").splitlines()
+        if line.strip() and not line.startswith("# ")
+    ]
+    hooks = 0
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(lines):
+            line = real[i % len(real)]
+            hooks += 'ran "' in line or "Emitting Juju event" in line
+            out.write(line)
+    return hooks
+
+
 def run_child(mode: str, path: Path) -> dict[str, float]:
     env = dict(os.environ, BENCH_ROOT=str(ROOT))
     done = subprocess.run(
@@ -120,19 +138,26 @@ def main() -> int:
     parser.add_argument("--hook-every", type=int, default=97, help="about one hook line in N")
     parser.add_argument("--keep", type=Path, help="write the log here and keep it")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--real", action="store_true", help="build the log from the real samples' lines"
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as scratch:
         path = args.keep or Path(scratch) / "debug.log"
         began = time.perf_counter()
-        hooks = generate(path, args.lines, args.hook_every)
+        if args.real:
+            hooks = generate_from_samples(path, args.lines)
+        else:
+            hooks = generate(path, args.lines, args.hook_every)
         size_mb = path.stat().st_size / 1e6
         print(
             f"generated {args.lines:,} lines ({size_mb:,.0f} MB, {hooks:,} hook lines) "
             f"in {time.perf_counter() - began:.1f}s",
             flush=True,
         )
-        results = {mode: run_child(mode, path) for mode in ("read", "parse", "text", "json")}
+        modes = ("read", "parse", "parse-ops", "text", "json")
+        results = {mode: run_child(mode, path) for mode in modes}
 
     floor = results["read"]["seconds"]
     rows = []

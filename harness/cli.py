@@ -9,14 +9,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gzip
+import io
 import json
+import logging
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.versions import JujuVersion
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     from harness.run import RunResult
     from harness.scenarios import Scenario
     from harness.stack import Stack
+    from harness.twin.charms import CharmSource
 
 BOOTSTRAP_FIX = "bootstrap one with `juju bootstrap microk8s`, or pass --backend twin"
 _UNIT = re.compile(r"^[a-z][a-z0-9-]*/\d+$")
@@ -53,6 +57,54 @@ def _juju(text: str) -> JujuVersion:
         ) from None
 
 
+_JUJU_OPTION = re.compile(r"v?\d+\.\d+(?:[.-][a-z]*\d+)?(?:\.\d+)?")
+
+
+def _juju_option(text: str | None) -> JujuVersion | None:
+    """``--juju`` as given: a whole version (3.6, 2.9.43, 3.0-beta4, 3.6.1.1), never a prefix.
+
+    ``JujuVersion.parse`` reads the version at the start of any text (``juju version``
+    prints ``3.6.1-genericlinux-amd64``); a person's option must be a version and no more.
+    """
+    return None if text is None else _juju_strict(text)
+
+
+def _juju_strict(text: str) -> JujuVersion:
+    if not _JUJU_OPTION.fullmatch(text.strip()):
+        raise HarnessError(
+            f"not a Juju version: {text!r}", "use a version such as 3.6, 2.9.43 or 3.0-beta4"
+        )
+    return _juju(text)
+
+
+def _judged(version: JujuVersion, text: str) -> str | None:
+    """Refuse a version the catalogue cannot judge; a note when it only extrapolates to it.
+
+    The catalogue's entries say which versions it covers (its lowest ``juju_min``) and which
+    Juju series its ranges name; a later series is judged by the newest range, unread.
+    """
+    from harness.catalogue import load
+
+    entries = load().entries
+    lowest = min(JujuVersion.parse(e.juju_min) for e in entries)
+    named = [JujuVersion.parse(e.juju_min) for e in entries]
+    named += [JujuVersion.parse(e.juju_max) for e in entries if e.juju_max]
+    newest = max(named)
+    if version < lowest:
+        raise HarnessError(
+            f"the catalogue cannot judge Juju {text}: it covers Juju "
+            f"{lowest.major}.{lowest.minor} and later",
+            f"pass --juju {lowest.major}.{lowest.minor} or newer",
+        )
+    if version.major > newest.major:
+        series = ", ".join(f"{major}.x" for major in sorted({v.major for v in named}))
+        return (
+            f"note: the catalogue's ranges name Juju {series} only; Juju {text} is judged "
+            f"by its newest range ({newest.major}.{newest.minor} and later): an extrapolation"
+        )
+    return None
+
+
 def _normal_unit(text: str) -> str:
     """``probe/0``, also accepting the agent name ``unit-probe-0``."""
     from harness.observe.debug_log import unit_from_entity
@@ -63,10 +115,27 @@ def _normal_unit(text: str) -> str:
     return unit
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _text_of(raw: IO[bytes]) -> TextIO:
+    """Text lines of a byte stream: gunzipped when it is gzip, without a UTF-8 BOM.
+
+    Logs can hold any bytes; a bad one must not stop a 1 GB read, so it is replaced.
+    """
+    peek = getattr(raw, "peek", None)
+    head = peek(2)[:2] if peek is not None else b""
+    stream: IO[bytes] = raw
+    if head == GZIP_MAGIC:
+        stream = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))
+    return io.TextIOWrapper(cast(Any, stream), encoding="utf-8-sig", errors="replace")
+
+
 @contextlib.contextmanager
 def _open_log(path: str) -> Iterator[TextIO]:
     if path == "-":
-        yield sys.stdin
+        buffer = getattr(sys.stdin, "buffer", None)
+        yield _text_of(buffer) if buffer is not None else sys.stdin
         return
     file = Path(path)
     if not file.exists():
@@ -76,14 +145,18 @@ def _open_log(path: str) -> Iterator[TextIO]:
     if file.is_dir():
         raise HarnessError(f"{path} is a folder", "pass a debug-log file, or - for stdin")
     try:
-        # Logs can hold any bytes; a bad one must not stop a 1 GB read.
-        handle = open(file, encoding="utf-8", errors="replace", buffering=1 << 20)  # noqa: SIM115
+        raw = open(file, "rb", buffering=1 << 20)  # noqa: SIM115
     except OSError as exc:
         raise HarnessError(
             f"cannot read {path}: {exc.strerror}", "check its permissions"
         ) from None
-    with handle:
-        yield handle
+    with raw, _text_of(raw) as handle:
+        try:
+            yield handle
+        except (EOFError, gzip.BadGzipFile) as exc:
+            raise HarnessError(
+                f"{path} is a damaged gzip file ({exc})", "pass the log as it was saved"
+            ) from None
 
 
 def _write(out: IO[str], text: str) -> None:
@@ -98,10 +171,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     from harness.scenarios import SCENARIOS
 
     width = max(len(n) for n in (*NAMES, *(s.name for s in SCENARIOS)))
-    print("disruptions:")
+    print("disruptions (repro run NAME: the default stack; add --bundle FILE --app APP):")
     for name in NAMES:
         print(f"  {name:<{width}}  {_summary(name)}".rstrip())
-    print("scenarios:")
+    print("scenarios (named reproductions on the default stack):")
     for s in SCENARIOS:
         bug = f" ({s.bug})" if s.bug else ""
         print(f"  {s.name:<{width}}  [{s.disruption}] {s.summary}{bug}")
@@ -123,7 +196,7 @@ def _summary(name: str) -> str:
 def cmd_predict(args: argparse.Namespace) -> int:
     from harness.catalogue import load
 
-    version = _juju(args.juju)
+    version = _juju_strict(args.juju)
     catalogue = load()
     known = sorted({entry.disruption for entry in catalogue.entries})
     if args.disruption not in known:
@@ -190,7 +263,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     # An agent log file has no entity on its lines; its name (unit-probe-0.log) says whose.
     default_unit = only or (unit_from_entity(Path(args.file).stem) if args.file != "-" else None)
     with _open_log(args.file) as handle:
-        records = parse_lines(handle, default_unit)
+        records = parse_lines(handle, default_unit, ops=True)
         if only is not None:
             records = (r for r in records if r.unit == only)
         if args.format == "json":
@@ -285,12 +358,30 @@ def _expected_hooks_line(disruption: str, juju: JujuVersion) -> str:
     return f"# the catalogue expects on Juju {juju.major}.{juju.minor}: {hooks}"
 
 
-def _controller_reachable() -> bool:
-    try:
-        from harness.live.lab import controller_reachable
-    except ImportError:
-        return False
-    return bool(controller_reachable())
+def _print_plan(
+    args: argparse.Namespace,
+    backend: str,
+    disruption: str,
+    juju: JujuVersion | None,
+    lines_for: Callable[[JujuVersion | None], Iterable[str]],
+) -> None:
+    """A dry run's plan; live, with what the local juju client says and what to expect."""
+    if backend == "live":
+        client = _live_client_plan(args.juju_driver)
+        juju = client.version or juju
+        for line in client.lines:
+            print(line)
+    for line in lines_for(juju):
+        print(line)
+    if backend == "live" and juju is not None:
+        print(_expected_hooks_line(disruption, juju))
+
+
+def _controller_reachable() -> object:
+    """Truthy when a controller answers; its ``why`` (when present) says what was seen."""
+    from harness.live.controller import check_controller
+
+    return check_controller(say=lambda line: print(f"repro: {line}", file=sys.stderr))
 
 
 def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
@@ -298,15 +389,25 @@ def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
     if requested == "twin":
         return "twin", "backend: twin (SIMULATED: an in-process simulation, not a real Juju)"
     if requested == "live":
-        if not dry_run and not _controller_reachable():
-            raise EnvironmentUnavailable("no Juju controller is reachable", BOOTSTRAP_FIX)
+        if not dry_run:
+            check = _controller_reachable()
+            if not check:
+                raise _unreachable(check)
         return "live", "backend: live" + (" (dry run: nothing is touched)" if dry_run else "")
-    if _controller_reachable():
+    check = _controller_reachable()
+    if check:
         return "live", "backend: live (a Juju controller is reachable)"
-    return "twin", (
-        "backend: twin (no Juju controller is reachable, so this fell back to the twin: "
-        "results are SIMULATED)"
-    )
+    why = getattr(check, "why", "") or "no Juju controller is reachable"
+    return "twin", f"backend: twin ({why}, so this fell back to the twin: results are SIMULATED)"
+
+
+def _unreachable(check: object) -> EnvironmentUnavailable:
+    """What did not answer, and a fix that fits: bootstrap only when there is no controller."""
+    why = getattr(check, "why", "") or "no Juju controller is reachable"
+    if getattr(check, "configured", False):
+        fix = "check the controller with `juju status` (up? reachable?), or pass --backend twin"
+        return EnvironmentUnavailable(why, fix)
+    return EnvironmentUnavailable(f"no Juju controller is reachable: {why}", BOOTSTRAP_FIX)
 
 
 def _probe_charm(args: argparse.Namespace, backend: str) -> str:
@@ -372,13 +473,22 @@ def _unfinished_bundle(
 
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.evidence.folders import check_evidence_root, claim_folder
-    from harness.interrupt import Interruption
     from harness.run import plan
     from harness.scenarios import scenario as find_scenario
     from harness.stack import default_stack
 
+    if args.bundle:
+        return _run_bundle(args)
+    for flag, given in (
+        ("--watch", args.watch),
+        ("--mark", args.mark),
+        ("--charm-source", args.charm_source),
+    ):
+        if given:
+            raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
     chosen = find_scenario(args.scenario)
-    juju = _juju(args.juju) if args.juju else None
+    juju = _juju_option(args.juju)
+    note = _judged(juju, args.juju) if juju is not None and args.backend != "live" else None
     if not args.dry_run:
         # Before anything is deployed or disrupted: a bad folder must cost nothing.
         check_evidence_root(args.evidence_dir)
@@ -388,28 +498,75 @@ def cmd_run(args: argparse.Namespace) -> int:
     chosen = _targets_for(chosen, args.app, stack.app_names)
     if backend == "live" and args.juju:
         print("note: --juju is ignored on live: the controller's version decides", flush=True)
+    elif note:
+        print(note, flush=True)
     if args.dry_run:
         model = args.model or f"repro-{chosen.name}"
-        if backend == "live":
-            client = _live_client_plan(args.juju_driver)
-            juju = client.version or juju
-            for line in client.lines:
-                print(line)
-        for line in plan(chosen, stack, model=model, namespace=model, juju=juju):
-            print(line)
-        if backend == "live" and juju is not None:
-            print(_expected_hooks_line(chosen.disruption, juju))
+        _print_plan(
+            args,
+            backend,
+            chosen.disruption,
+            juju,
+            lambda version: plan(chosen, stack, model=model, namespace=model, juju=version),
+        )
         return 0
     folder = claim_folder(args.evidence_dir, f"{chosen.name}-{backend}")
+    return _execute(
+        folder,
+        chosen,
+        backend,
+        stack,
+        lambda interruption: _run(
+            args, backend, chosen, stack, folder, juju, interruption=interruption
+        ),
+    )
+
+
+SCENARIO_RUNTIME_LOGGER = "ops-scenario.runtime"
+"""ops-scenario warns through it each time the twin makes a Context (e.g. about Juju 2.x)."""
+
+
+class _Once(logging.Filter):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in self.seen:
+            return False
+        self.seen.add(message)
+        return True
+
+
+@contextlib.contextmanager
+def _each_warning_once(name: str) -> Iterator[None]:
+    """Within a run, a logger's repeated message is shown once (the twin runs many hooks)."""
+    logger, once = logging.getLogger(name), _Once()
+    logger.addFilter(once)
+    try:
+        yield
+    finally:
+        logger.removeFilter(once)
+
+
+def _execute(
+    folder: Path,
+    scenario: Scenario,
+    backend: str,
+    stack: Stack,
+    start: Callable[[Interruption], Coroutine[Any, Any, RunResult]],
+) -> int:
+    """Run under an interruption handler; a run that stops early still leaves its bundle."""
+    from harness.interrupt import Interruption
+
     interruption = Interruption()
     try:
-        with interruption.installed():
-            result = asyncio.run(
-                _run(args, backend, chosen, stack, folder, juju, interruption=interruption)
-            )
+        with interruption.installed(), _each_warning_once(SCENARIO_RUNTIME_LOGGER):
+            result = asyncio.run(start(interruption))
     except BaseException as exc:
         if not (folder / "bundle.json").exists():
-            _unfinished_bundle(folder, chosen, backend, stack, exc)
+            _unfinished_bundle(folder, scenario, backend, stack, exc)
         if (folder / "bundle.json").exists():
             print(folder, flush=True)
         raise
@@ -417,6 +574,46 @@ def cmd_run(args: argparse.Namespace) -> int:
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
+
+
+def _run_bundle(args: argparse.Namespace) -> int:
+    from harness.bundle_run import folder_name, plan_lines, prepare_run, start
+    from harness.bundle_spec import load_bundle
+    from harness.evidence.folders import check_evidence_root, claim_folder
+
+    juju = _juju_option(args.juju)
+    load_bundle(args.bundle)  # a bad file is refused before the backend is even chosen
+    backend, announcement = _choose_backend(args.backend, args.dry_run)
+    print(announcement, flush=True)
+    probe = None if args.no_probe else _probe_charm(args, backend)
+    run = prepare_run(args, backend, probe)
+    if not args.dry_run or backend == "twin":
+        # After the bundle's checks (bad input leaves nothing behind), before any deploy.
+        check_evidence_root(args.evidence_dir)
+    if backend == "live" and args.juju:
+        print("note: --juju is ignored on live: the controller's version decides", flush=True)
+    if args.dry_run:
+        model = args.model or f"repro-{run.scenario.name}"
+        _print_plan(
+            args,
+            backend,
+            run.scenario.disruption,
+            juju,
+            lambda version: plan_lines(run, model, version),
+        )
+        if backend == "live":
+            return 0
+        # The twin touches nothing real: a dry run there also writes the SIMULATED bundle.
+        print("# dry run on the twin: running the SIMULATED plan", flush=True)
+    folder = claim_folder(args.evidence_dir, f"{folder_name(run)}-{backend}")
+    version = str(juju) if juju else None
+    return _execute(
+        folder,
+        run.scenario,
+        backend,
+        run.stack,
+        lambda interruption: start(args, backend, run, folder, version, interruption),
+    )
 
 
 async def _run(
@@ -428,7 +625,11 @@ async def _run(
     juju: JujuVersion | None,
     *,
     interruption: Interruption | None = None,
+    charms: Mapping[str, CharmSource] | None = None,
+    ran_by: Mapping[str, str] | None = None,
 ) -> RunResult:
+    """Deploy the stack and run the scenario. ``charms`` and ``ran_by`` (a user's bundle on
+    the twin): the charm each app runs, and what the evidence says about it."""
     from harness.deploy import deploy_stack
     from harness.run import run_scenario
 
@@ -440,7 +641,8 @@ async def _run(
         async with connect_lab(args.model, args.keep_model, driver=args.juju_driver) as lab:
             driver = getattr(lab.juju, "driver", "?")
             print(f"model: {lab.juju.model_name} (Juju driver {driver})", flush=True)
-            print("deploying the stack", flush=True)
+            what = f"bundle {stack.bundle.path.name}" if stack.bundle else "the stack"
+            print(f"deploying {what}", flush=True)
             await deploy_stack(lab, stack)
             return await run_scenario(lab, scenario, stack, folder, interruption=interruption)
     from harness.twin import make_lab
@@ -448,11 +650,23 @@ async def _run(
     version = str(juju) if juju else "3.6"
     # A probe charm directory given on the command line is the code the twin runs.
     given = Path(args.probe_charm) if args.probe_charm else None
-    lab = make_lab(juju_version=version, probe_dir=given if given and given.is_dir() else None)
+    lab = make_lab(
+        juju_version=version,
+        probe_dir=given if given and given.is_dir() else None,
+        charms=charms,
+    )
     print(f"model: {lab.juju.model_name} (SIMULATED, Juju {version})", flush=True)
+    for app, what in sorted((ran_by or {}).items()):
+        print(f"{app}: {what}", flush=True)
     await deploy_stack(lab, stack)
     return await run_scenario(
-        lab, scenario, stack, folder, juju_version=version, interruption=interruption
+        lab,
+        scenario,
+        stack,
+        folder,
+        juju_version=version,
+        interruption=interruption,
+        ran_by=ran_by,
     )
 
 
@@ -491,6 +705,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-model", action="store_true", help="do not destroy the model")
     p.add_argument("--dry-run", action="store_true", help="print the plan, touch nothing")
     p.add_argument("--probe-charm", metavar="PATH", help="the packed probe .charm (live)")
+    p.add_argument(
+        "--bundle", metavar="FILE", help="deploy this Juju bundle (SCENARIO is a disruption)"
+    )
+    p.add_argument(
+        "--watch",
+        action="append",
+        metavar="APP:CONTAINER:PATH",
+        help="a file whose survival is recorded and judged (repeatable; with --bundle)",
+    )
+    p.add_argument(
+        "--mark",
+        action="append",
+        metavar="APP:CONTAINER:PATH",
+        help="like --watch, and the harness writes the file first (repeatable)",
+    )
+    p.add_argument(
+        "--charm-source",
+        action="append",
+        metavar="APP=DIR",
+        help="twin: run this app's real charm code from DIR (src/charm.py); repeatable",
+    )
+    p.add_argument(
+        "--no-probe", action="store_true", help="do not add the probe observer to the bundle"
+    )
     p.add_argument(
         "--juju-driver",
         choices=("auto", "libjuju", "jubilant"),

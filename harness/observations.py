@@ -13,8 +13,8 @@ from typing import Any, Literal
 ABSENT = "absent"
 DIRECTORY = "dir"
 
-Outcome = Literal["ok", "failed", "terminated", "skipped"]
-HookSource = Literal["debug-log", "journal", "twin"]
+Outcome = Literal["ok", "failed", "terminated", "skipped", "not-run"]
+HookSource = Literal["debug-log", "journal", "twin", "ops-log"]
 DatabagSource = Literal["show-unit", "probe"]
 
 

@@ -17,6 +17,7 @@ class HarnessOptions:
     mysql_channel: str
     router_channel: str
     allow_node_restart: bool
+    juju_driver: str = "auto"
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> HarnessOptions:
@@ -28,4 +29,5 @@ class HarnessOptions:
             mysql_channel=str(config.getoption("--mysql-channel")),
             router_channel=str(config.getoption("--router-channel")),
             allow_node_restart=bool(config.getoption("--allow-node-restart")),
+            juju_driver=str(config.getoption("--juju-driver")),
         )

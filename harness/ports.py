@@ -29,6 +29,9 @@ class AppSpec:
     config: Mapping[str, str] = field(default_factory=dict)
     resources: Mapping[str, str] = field(default_factory=dict)
     base: str | None = None  # e.g. "ubuntu@22.04"; series is derived for Juju 2.9
+    revision: int | None = None  # a Charmhub revision (with a channel, as Juju requires)
+    constraints: str | None = None  # e.g. "arch=amd64"
+    storage: Mapping[str, str] = field(default_factory=dict)  # e.g. {"pgdata": "kubernetes,1,1G"}
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,18 @@ from __future__ import annotations
 import shutil
 
 
-def live_prerequisites_missing() -> str | None:
-    """One line naming what is missing for a live run, or None when all is there."""
+def live_prerequisites_missing(*, charmcraft: bool = True) -> str | None:
+    """One line naming what is missing for a live run, or None when all is there.
+
+    ``charmcraft=False`` for the jubilant driver, which (unlike pytest-operator) does not
+    need charmcraft to start.
+    """
     if shutil.which("juju") is None:
         return (
             "the `juju` CLI is not on PATH (sudo snap install juju, then juju bootstrap microk8s)"
         )
     # pytest-operator's ops_test refuses to start without charmcraft, even for a prebuilt charm.
-    if shutil.which("charmcraft") is None:
+    if charmcraft and shutil.which("charmcraft") is None:
         return "`charmcraft` is not on PATH (sudo snap install charmcraft --classic)"
     from harness.live.lab import controller_reachable
 

@@ -16,7 +16,6 @@ import pytest
 
 from harness.options import HarnessOptions
 from harness.ports import Lab
-from harness.preflight import live_prerequisites_missing
 
 if TYPE_CHECKING:
     from harness.session import Deployment, Disrupter
@@ -46,6 +45,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--mysql-channel", default="8.0/edge", help="mysql-k8s channel")
     group.addoption("--router-channel", default="8.0/edge", help="mysql-router-k8s channel")
+    group.addoption(
+        "--juju-driver",
+        choices=("auto", "libjuju", "jubilant"),
+        default=os.environ.get("JUJU_DRIVER", "auto"),
+        help="live: python-libjuju via pytest-operator (Juju 2.9, 3.x) or jubilant (3.x, 4.x; "
+        "a pytest-jubilant `juju` fixture is used when there is one); auto follows the "
+        "controller's version (default: $JUJU_DRIVER, else auto)",
+    )
     group.addoption(
         "--allow-node-restart",
         action="store_true",
@@ -109,7 +116,8 @@ def lab(
     tmp_path_factory: pytest.TempPathFactory,
     event_loop: asyncio.AbstractEventLoop,
 ) -> Iterator[Lab]:
-    """One Juju model (live, from pytest-operator's ops_test) or one twin, per module."""
+    """One Juju model per module: live (pytest-jubilant's ``juju``, or pytest-operator's
+    ``ops_test``, or a model of its own) or one twin."""
     if harness_options.backend == "twin":
         from harness.twin import make_lab
 
@@ -118,19 +126,28 @@ def lab(
             workdir=tmp_path_factory.mktemp("twin"),
         )
         return
-    missing = live_prerequisites_missing()
-    if missing:
-        pytest.skip(f"needs a live Juju controller on MicroK8s: {missing}")
-    from harness.live.lab import close_lab, lab_from_ops_test, open_lab
+    from harness.errors import EnvironmentUnavailable
+    from harness.live.lab import close_lab, open_lab, pytest_live_lab
 
-    ops_test = request.getfixturevalue("ops_test")
-    live = lab_from_ops_test(ops_test)
-    print(f"\nJuju model: {live.juju.model_name}")
-    event_loop.run_until_complete(open_lab(live))
+    def fixture(name: str) -> object | None:
+        try:
+            value: object = request.getfixturevalue(name)
+            return value
+        except pytest.FixtureLookupError:
+            return None
+
+    keep = bool(request.config.getoption("--keep-models", default=False))
     try:
-        yield live
-    finally:
-        event_loop.run_until_complete(close_lab(live))
+        with pytest_live_lab(harness_options.juju_driver, fixture, keep_model=keep) as live:
+            driver = getattr(live.juju, "driver", "?")
+            print(f"\nJuju model: {live.juju.model_name} (Juju driver {driver})")
+            event_loop.run_until_complete(open_lab(live))
+            try:
+                yield live
+            finally:
+                event_loop.run_until_complete(close_lab(live))
+    except EnvironmentUnavailable as unavailable:
+        pytest.skip(unavailable.problem)
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +163,13 @@ def stack(
         charm_dir = request.config.rootpath / "charms" / "probe"
         if lab.backend == "twin":
             probe_charm = str(charm_dir)
+        elif getattr(lab.juju, "driver", None) == "jubilant":
+            # pytest-operator builds charms; jubilant (and Juju 4.0) deploy a packed one.
+            pytest.fail(
+                "the jubilant driver deploys a packed probe charm: run `charmcraft pack` in "
+                "charms/probe and pass --probe-charm (or set PROBE_CHARM)",
+                pytrace=False,
+            )
         else:
             ops_test = request.getfixturevalue("ops_test")
             probe_charm = str(event_loop.run_until_complete(ops_test.build_charm(charm_dir)))

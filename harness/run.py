@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Iterable, Sequence
+import shlex
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.disrupt.base import Disruption, Target
 from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.folders import fallback_folder
 from harness.evidence.times import parse_instant, seconds_of_day
+from harness.evidence.user_bundle import UserBundle
 from harness.findings import Finding
 from harness.interrupt import Interruption, RunInterrupted, describe
 from harness.observations import HookRecord, JournalEntry, Snapshot, Step
@@ -71,32 +73,65 @@ def one_line(exc: BaseException) -> str:
 # --- commands a person can paste -------------------------------------------------------
 
 
-def deploy_commands(stack: Stack, juju: JujuVersion | None = None) -> tuple[str, ...]:
-    """``juju deploy``/``juju integrate`` for the stack (``relate`` before Juju 3)."""
+def deploy_commands(
+    stack: Stack, juju: JujuVersion | None = None, *, as_bundle: bool = True
+) -> tuple[str, ...]:
+    """``juju deploy``/``juju integrate`` for the stack (``relate`` before Juju 3).
+
+    A stack built from a user's bundle is given as ``juju deploy`` of that bundle file, then
+    the apps and relations the harness adds (the probe observer); with ``as_bundle=False``,
+    app by app, as the harness deploys it.
+    """
     lines = []
+    bundled: set[str] = set()
+    relations = stack.relations
+    if stack.bundle is not None and as_bundle:
+        lines.append(stack.bundle.deploy_command())
+        bundled = set(stack.bundle.app_names)
+        relations = tuple(r for r in relations if r not in stack.bundle.relations)
     for spec in stack.apps:
+        if spec.app in bundled:
+            continue
         parts = ["juju", "deploy", spec.charm, spec.app]
         if spec.channel:
             parts += ["--channel", spec.channel]
+        if spec.revision is not None:
+            parts += ["--revision", str(spec.revision)]
         if spec.trust:
             parts.append("--trust")
         if spec.units != 1:
             parts += ["-n", str(spec.units)]
         if spec.base:
             parts += ["--base", spec.base]
+        if spec.constraints:
+            parts += ["--constraints", shlex.quote(spec.constraints)]
+        for key, value in sorted(spec.storage.items()):
+            parts += ["--storage", f"{key}={value}"]
         for key, value in sorted(spec.config.items()):
             parts += ["--config", f"{key}={value}"]
         for key, value in sorted(spec.resources.items()):
             parts += ["--resource", f"{key}={value}"]
         lines.append(" ".join(parts))
     verb = "relate" if juju is not None and juju.major < 3 else "integrate"
-    lines += [f"juju {verb} {a} {b}" for a, b in stack.relations]
+    lines += [f"juju {verb} {a} {b}" for a, b in relations]
     return tuple(lines)
 
 
-def repro_command(scenario: Scenario, backend: str, juju: str | None) -> str:
+def repro_command(
+    scenario: Scenario, backend: str, juju: str | None, stack: Stack | None = None
+) -> str:
     version = f" --juju {juju}" if juju and backend == "twin" else ""
-    return f"repro run {scenario.name} --backend {backend}{version}"
+    given = ""
+    if stack is not None and stack.bundle is not None:
+        given = f" --bundle ./{stack.bundle.path.name} --app {scenario.targets[0].app}"
+        given += "".join(
+            f" --{'mark' if w.seed else 'watch'} {w.app}:{w.container}:{w.path}"
+            for w in stack.watched
+            if w.app in stack.bundle.app_names
+        )
+        if not stack.has_probe:
+            given += " --no-probe"
+    return f"repro run {scenario.name}{given} --backend {backend}{version}"
 
 
 def local_charm(scenario: Scenario, stack: Stack) -> str | None:
@@ -136,20 +171,97 @@ def plan(
 ) -> tuple[str, ...]:
     """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run)."""
     affected = sorted({t.app for t in scenario.targets})
-    lines = [f"# model {model} (Kubernetes namespace {namespace})", "# deploy the stack"]
-    lines += deploy_commands(stack, juju)
+    lines = [f"# model {model} (Kubernetes namespace {namespace})"]
+    if stack.bundle is not None:
+        lines += bundle_plan_notes(stack)
+    else:
+        lines.append("# deploy the stack")
+    lines += deploy_commands(stack, juju, as_bundle=False)
     lines += [
         f"# wait until settled: {', '.join(stack.app_names)} active and idle",
-        "# write the probe markers and databag values (actions write-marker, set-databag)",
-        "# snapshot before: pods, watched files, relation data, statuses, probe journal",
+        *_marking_notes(stack),
+        *_watch_notes(stack, scenario),
+        "# snapshot before: pods, watched files, relation data, statuses"
+        + (", probe journal" if stack.has_probe else ""),
         f"# disrupt: {scenario.disruption}",
         *disruption_commands(scenario, model, namespace, local_charm(scenario, stack)),
         f"# wait until settled: {', '.join(affected)} pods Ready, agents idle, hooks quiet",
-        "# snapshot after: pods, watched files, relation data, statuses, probe journal",
+        "# snapshot after: pods, watched files, relation data, statuses"
+        + (", probe journal" if stack.has_probe else ""),
         "juju debug-log --replay --no-tail --date --utc --level INFO",
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
     ]
     return tuple(lines)
+
+
+def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
+    """What the plan says about a user's bundle: which file, its digest, the observer."""
+    bundle = stack.bundle
+    if bundle is None:
+        return ()
+    lines = [
+        f"# deploy bundle {bundle.label} from {bundle.path} (sha256 {bundle.digest})",
+        f"#   app by app, as `{bundle.deploy_command()}` would: {', '.join(bundle.app_names)}",
+    ]
+    if stack.has_probe:
+        lines.append(
+            "# add the probe observer (probe, probe-peer): its own apps, related only "
+            "to each other, disrupted alongside"
+        )
+    else:
+        lines.append("# no probe observer (--no-probe): hooks come from debug-log only")
+    return tuple(lines)
+
+
+def _marking_notes(stack: Stack) -> tuple[str, ...]:
+    lines = []
+    if stack.has_probe:
+        lines.append(
+            "# write the probe markers and databag values (actions write-marker, set-databag)"
+        )
+    lines += [
+        f"# write a marker into {w.app} {w.container}:{w.path} (kubectl exec)"
+        for w in stack.watched
+        if w.seed
+    ]
+    return tuple(lines)
+
+
+def _watch_notes(stack: Stack, scenario: Scenario) -> tuple[str, ...]:
+    if stack.bundle is None:
+        return ()
+    lines = [
+        f"# watch {w.app} {w.container}:{w.path} "
+        f"({w.layer or 'layer unknown: recorded, not judged'})"
+        for w in stack.watched
+    ]
+    for app in sorted({t.app for t in scenario.targets} & set(stack.bundle.app_names)):
+        related = stack.bundle.relations_of(app)
+        listed = ", ".join(f"{a} {b}" for a, b in related) or "none in the bundle"
+        lines.append(f"# relation data of every relation of {app} (juju show-unit): {listed}")
+    return tuple(lines)
+
+
+def user_bundle(
+    stack: Stack, scenario: Scenario, lab: Lab, ran_by: Mapping[str, str] | None
+) -> UserBundle | None:
+    """The evidence's record of the user's bundle, when the stack came from one."""
+    from harness.evidence.user_bundle import DEPLOYED
+
+    bundle = stack.bundle
+    if bundle is None:
+        return None
+    chosen = ran_by or {}
+    return UserBundle(
+        name=bundle.label,
+        file=bundle.path.name,
+        digest=bundle.digest,
+        text=bundle.text,
+        app=scenario.targets[0].app,
+        probe=stack.has_probe,
+        runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),
+        deploy=bundle.deploy_command(),
+    )
 
 
 # --- the run ---------------------------------------------------------------------------
@@ -170,6 +282,7 @@ class _Gathered:
     hooks: tuple[HookRecord, ...] = ()
     findings: tuple[Finding, ...] = ()
     commands: tuple[str, ...] = ()
+    bundle: UserBundle | None = None
     stage: str = "start-up"
     interruption: Interruption | None = None
 
@@ -208,6 +321,7 @@ class _Gathered:
             juju_version=self.juju,
             expected_hooks=expected,
             error=error,
+            bundle=self.bundle,
             interrupted=interrupted,
         )
 
@@ -264,9 +378,23 @@ def _of_day(moment: datetime) -> float:
 
 
 def _debug_log_hooks(text: str, start: datetime, end: datetime) -> tuple[HookRecord, ...]:
+    """The window's records: the uniter's, else ops' (``Emitting Juju event``) per unit.
+
+    A unit whose uniter lines are missing (filtered by logging-config) is judged on what
+    ops logged; a unit with uniter lines keeps only ops' marked records (deferred,
+    re-emitted, custom), never a second copy of its hooks.
+    """
     from harness.observe.debug_log import parse_lines
 
-    return tuple(r for r in parse_lines(text.splitlines()) if in_window(r.time, start, end))
+    records = [
+        r for r in parse_lines(text.splitlines(), ops=True) if in_window(r.time, start, end)
+    ]
+    from_uniter = {r.unit for r in records if r.source == "debug-log" and r.kind == "hook"}
+    return tuple(
+        r
+        for r in records
+        if not (r.source == "ops-log" and r.kind == "hook" and r.unit in from_uniter)
+    )
 
 
 async def _journal_hooks(
@@ -311,6 +439,7 @@ async def run_scenario(
     *,
     juju_version: str | None = None,
     progress: Progress = print,
+    ran_by: Mapping[str, str] | None = None,
     interruption: Interruption | None = None,
 ) -> RunResult:
     """Run ``scenario`` on a deployed ``stack`` and write its bundle into ``evidence_dir``.
@@ -322,7 +451,12 @@ async def run_scenario(
     folder, named in the progress and in ``RunResult.folder``.
     """
     folder = Path(evidence_dir)
-    got = _Gathered(scenario, lab, interruption=interruption)
+    got = _Gathered(
+        scenario,
+        lab,
+        bundle=user_bundle(stack, scenario, lab, ran_by),
+        interruption=interruption,
+    )
     try:
         await _run(got, lab, scenario, stack, juju_version, progress)
         got.enter("writing the evidence")
@@ -371,7 +505,7 @@ async def _run(
     got.juju = _pick_juju(got.versions, juju_version)
     juju = JujuVersion.parse(got.juju)
     got.commands = (
-        repro_command(scenario, lab.backend, got.juju),
+        repro_command(scenario, lab.backend, got.juju, stack),
         *deploy_commands(stack, juju),
         *disruption_commands(
             scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
@@ -430,6 +564,8 @@ async def _run(
     got.enter("judging")
     container = next((t.container for t in scenario.targets if t.container), "")
     one_container = got.expectation.scope == "container" and bool(container)
+    # A container restart concerns that container only (its pebble-ready hook).
+    containers = {t.app: (container,) for t in scenario.targets} if one_container else None
     got.findings = tuple(
         judge(
             got.expectation,
@@ -437,9 +573,8 @@ async def _run(
             got.after,
             got.hooks,
             units=disrupted,
-            # A container restart concerns that container only (its pebble-ready hook).
-            containers={t.app: (container,) for t in scenario.targets} if one_container else None,
             target_container=container if one_container else None,
+            **_bundle_judging(stack, containers),
         )
     )
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
@@ -447,6 +582,22 @@ async def _run(
 
 
 _VERDICTS = ("match", "deviation", "known-bug")
+
+
+def _bundle_judging(
+    stack: Stack, containers: Mapping[str, Sequence[str]] | None
+) -> dict[str, Any]:
+    """For a user's bundle: what its charms declare (names the catalogue's ``{container}``,
+    ``{endpoint}`` and ``{storage}`` templates) and the layers its watched paths are in."""
+    if stack.bundle is None:
+        return {"containers": containers}
+    metas = stack.metas
+    return {
+        "containers": containers or {app: m.container_names for app, m in metas.items()},
+        "endpoints": {app: tuple(m.endpoints) for app, m in metas.items()},
+        "storages": {app: tuple(m.storage) for app, m in metas.items()},
+        "watched_layers": stack.layers,
+    }
 
 
 def _as_steps(value: Step | Iterable[Step] | None) -> Sequence[Step]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.disrupt.base import Target
 from harness.errors import UnknownName
@@ -74,9 +74,27 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 
 
+def disruption_scenario(disruption: str) -> Scenario | None:
+    """A disruption's own name as a scenario on the default stack.
+
+    It takes the targets of the first named scenario that applies that disruption (for
+    ``pod-delete``, the router and the probe, as in ``lp2021891-pod-delete``).
+    """
+    for candidate in SCENARIOS:
+        if candidate.disruption == disruption:
+            return replace(candidate, name=disruption, bug=None)
+    return None
+
+
 def scenario(name: str) -> Scenario:
+    """A named scenario, or a disruption's name run on the default stack."""
     for candidate in SCENARIOS:
         if candidate.name == name:
             return candidate
-    known = ", ".join(s.name for s in SCENARIOS)
-    raise UnknownName(f"unknown scenario {name!r}", f"choose one of: {known}")
+    derived = disruption_scenario(name)
+    if derived is not None:
+        return derived
+    from harness.disrupt.base import NAMES
+
+    known = ", ".join(dict.fromkeys((*NAMES, *(s.name for s in SCENARIOS))))
+    raise UnknownName(f"unknown scenario or disruption {name!r}", f"choose one of: {known}")

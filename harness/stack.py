@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from harness.catalogue.model import Layer
 from harness.ports import AppSpec
+
+if TYPE_CHECKING:
+    from harness.bundle_spec import BundleSpec
+    from harness.charm_meta import CharmMeta
 
 MYSQL = "mysql-k8s"
 ROUTER = "mysql-router-k8s"
@@ -42,10 +48,18 @@ class Stack:
     apps: tuple[AppSpec, ...]
     relations: tuple[tuple[str, str], ...]
     watched: tuple[WatchedPath, ...]
+    # The user's bundle this stack was built from (None: the default stack).
+    bundle: BundleSpec | None = None
+    # Each bundle app's metadata, where known: names the verdict's {container} templates.
+    metas: Mapping[str, CharmMeta] = field(default_factory=dict)
 
     @property
     def app_names(self) -> tuple[str, ...]:
         return tuple(spec.app for spec in self.apps)
+
+    @property
+    def has_probe(self) -> bool:
+        return PROBE in self.app_names
 
     @property
     def layers(self) -> dict[tuple[str, str], Layer]:

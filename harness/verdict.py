@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harness.catalogue.hooknames import HookName, Names, parse
 from harness.catalogue.model import Expectation, KnownBug, Layer, OptionalHook
@@ -103,11 +103,24 @@ def judge(
         return _names_for(unit, containers, endpoints, storages)
 
     for unit in disrupted:
+        old_hooks, new_hooks = _split_reused(expectation, unit, hooks, removed)
         findings.extend(
             _hook_findings(
-                expectation, unit, hooks, names_of(unit), _leader(unit, before, after), runs
+                expectation, unit, old_hooks, names_of(unit), _leader(unit, before, after), runs
             )
         )
+        if new_hooks and expectation.new_units is not None:
+            # The unit's name was reused by a new unit: judge what it ran as a new unit.
+            findings.extend(
+                _hook_findings(
+                    expectation.new_units,
+                    f"{unit} (new unit)",
+                    new_hooks,
+                    names_of(unit),
+                    _leader(unit, after, after),
+                    {},
+                )
+            )
     if expectation.new_units is not None:
         for unit in created:
             findings.extend(
@@ -235,6 +248,8 @@ def judge_known_bug(known_bug: KnownBug, observed: Sequence[str], *, subject: st
         f"{known_bug.title} ({fixed}); Juju is catalogued to do: "
         f"{arrow.join(known_bug.juju_does) or '(nothing)'}"
     )
+    if known_bug.quote:
+        detail += f'; the report says: "{known_bug.quote}"'
     if known_bug.notes:
         detail += f"; {known_bug.notes}"
     return Finding(
@@ -437,6 +452,37 @@ def _hook_findings(
     return findings
 
 
+def _split_reused(
+    expectation: Expectation,
+    unit: str,
+    records: Sequence[HookRecord],
+    removed: Sequence[str],
+) -> tuple[Sequence[HookRecord], list[HookRecord]]:
+    """The records, and the unit's records after its ``remove`` when a new unit took its name.
+
+    Where the catalogue says names are reused (``unit_name: reused``), the new unit's hooks
+    come under the old name; they are returned apart, labelled ``<unit> (new unit)``.
+    """
+    if expectation.unit_name != "reused" or unit in removed:
+        return records, []
+    later: list[HookRecord] = []
+    # Per source: the probe's journal lives on the reused volume, so it holds both units.
+    for source in dict.fromkeys(r.source for r in records if r.unit == unit):
+        mine = [r for r in records if r.unit == unit and r.source == source]
+        hooks = [r.hook if r.kind == "hook" else None for r in mine]
+        # After the old unit's remove; else from the new unit's install (a source that
+        # missed the teardown).
+        if "remove" in hooks:
+            later.extend(mine[hooks.index("remove") + 1 :])
+        elif "install" in hooks:
+            later.extend(mine[hooks.index("install") :])
+    if not later:
+        return records, []
+    moved = {id(r) for r in later}
+    kept = [r for r in records if id(r) not in moved]
+    return kept, [replace(r, unit=f"{unit} (new unit)") for r in later]
+
+
 def _pairs(items: Sequence[str]) -> list[tuple[str, str]]:
     return [(a, b) for i, a in enumerate(items) for b in items[i + 1 :]]
 
@@ -548,8 +594,15 @@ def _relation_findings(
         else:
             wanted = _wanted(expectation, bag, units, apps)
             expected = f"{wanted} ({len(old.data)} keys)"
+            if wanted == "lost":
+                # Juju writes a new unit's network keys itself; the charm's keys are lost.
+                old, new = _charm_keys(old), None if new is None else _charm_keys(new)
+                expected = f"lost ({len(old.data)} keys the charm wrote)"
             observed, kept = _compare(old, new)
             verdict = "match" if kept == (wanted == "kept") else "deviation"
+            if wanted == "lost" and not old.data:
+                # Only Juju's own keys, which a new unit gets again: nothing to judge here.
+                observed, verdict = "only Juju's network keys, set again for the new unit", "match"
         finding = Finding(
             check="relation",
             subject=subject,
@@ -570,6 +623,14 @@ def _wanted(expectation: Expectation, bag: Databag, units: Sequence[str], apps: 
     if bag.scope == "app" and bag.owner in apps:
         return expectation.app_relation_data
     return "kept"
+
+
+# The keys Juju itself puts in every unit databag (Juju "Relation (integration)" docs).
+JUJU_UNIT_KEYS = frozenset({"egress-subnets", "ingress-address", "private-address"})
+
+
+def _charm_keys(bag: Databag) -> Databag:
+    return replace(bag, data={k: v for k, v in bag.data.items() if k not in JUJU_UNIT_KEYS})
 
 
 def _compare(old: Databag, new: Databag | None) -> tuple[str, bool]:

@@ -16,16 +16,19 @@ from tenacity import (
     AsyncRetrying,
     RetryCallState,
     RetryError,
-    retry_if_exception_type,
+    retry_if_exception,
     retry_if_result,
 )
 
 from harness.errors import WaitTimeout
 from harness.ports import Clock
+from harness.transient import is_transient
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+TRANSIENT_BUDGET = 30  # transient errors in a row before a wait gives up on them
 
 
 @dataclass(frozen=True)
@@ -49,21 +52,53 @@ async def wait_for(
     interval: float = 2.0,
     max_interval: float = 15.0,
     retry_on: tuple[type[Exception], ...] = (),
+    transient: Callable[[BaseException], bool] = is_transient,
+    transient_budget: int = TRANSIENT_BUDGET,
 ) -> Waited[T]:
     """Call ``probe`` until ``is_done(result)``; raise WaitTimeout after ``timeout`` seconds.
 
     The pause between looks grows from ``interval`` to ``max_interval`` and never runs past
     the deadline. Exceptions in ``retry_on`` count as "not yet" (a controller that is still
-    down); any other exception propagates at once.
+    down). Errors ``transient`` accepts (5xx, refused connections, closed websockets, a
+    timed-out ``juju``: see ``harness.transient``) are retried too, up to
+    ``transient_budget`` in a row, each logged once; any other exception propagates at once.
     """
     start = clock.monotonic()
     deadline = start + timeout
     last_seen: list[str] = ["nothing yet (no look completed)"]
     looks = [0]
+    in_a_row = [0]
 
     async def look() -> T:
         looks[0] += 1
-        return await probe()
+        value = await probe()
+        in_a_row[0] = 0  # an answer, even "not yet", ends a run of transient errors
+        return value
+
+    def retry_error(error: BaseException) -> bool:
+        if retry_on and isinstance(error, retry_on):
+            return True
+        if not transient(error):
+            return False
+        in_a_row[0] += 1
+        if in_a_row[0] > transient_budget:
+            log.warning(
+                "giving up on %s: %d transient errors in a row, the last: %s: %s",
+                condition,
+                transient_budget,
+                type(error).__name__,
+                error,
+            )
+            return False
+        log.warning(
+            "waiting for %s: transient %s: %s (retry %d of %d)",
+            condition,
+            type(error).__name__,
+            error,
+            in_a_row[0],
+            transient_budget,
+        )
+        return True
 
     def stop(state: RetryCallState) -> bool:
         return clock.monotonic() >= deadline
@@ -89,8 +124,7 @@ async def wait_for(
         stop=stop,
         wait=pause,
         sleep=clock.sleep,
-        retry=retry_if_result(lambda value: not is_done(value))
-        | retry_if_exception_type(retry_on),
+        retry=retry_if_result(lambda value: not is_done(value)) | retry_if_exception(retry_error),
         before_sleep=remember,
         reraise=False,
     )

@@ -19,15 +19,21 @@ from dataclasses import asdict, dataclass
 # The last python-libjuju 2.9 release (`pip index versions juju`); 3.x clients talk to any
 # 3.x controller, so 3.x only sets a floor.
 LIBJUJU_2_9 = "==2.9.49.1"
+# python-libjuju has no 4.x: Juju 4 is driven through jubilant (harness/live/drivers.py).
+# libjuju 3 is still installed (the harness depends on it) but never connects.
+LIBJUJU_FOR_JUJU_4 = ">=3.6,<4"
 
-# Juju 2.9 is a classic snap and reads classic MicroK8s; Juju 3 is strictly confined and
-# refuses classic MicroK8s ("juju ... can only work with strictly confined microk8s").
+# Juju 2.9 is a classic snap and reads classic MicroK8s; Juju 3 and 4 are strictly confined
+# and refuse classic MicroK8s ("juju ... can only work with strictly confined microk8s";
+# juju main: snap/snapcraft.yaml, caas/kubernetes/provider/builtin.go).
 DEFAULT_COMBINATIONS: tuple[tuple[str, str], ...] = (
     ("2.9/stable", "1.28/stable"),
     ("3.1/stable", "1.28-strict/stable"),
     ("3.4/stable", "1.28-strict/stable"),
     ("3.6/stable", "1.28-strict/stable"),
     ("3.6/stable", "1.31-strict/stable"),
+    # Juju 4.0, driven by jubilant (python-libjuju has no 4.x).
+    ("4.0/stable", "1.31-strict/stable"),
 )
 
 SCENARIO_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -49,6 +55,7 @@ class Job:
     libjuju: str
     id: str
     select: str
+    driver: str  # the harness's --juju-driver: libjuju (2.9, 3.x) or jubilant (4.x)
 
 
 def libjuju_specifier(juju_channel: str) -> str:
@@ -62,10 +69,17 @@ def libjuju_specifier(juju_channel: str) -> str:
         return f">=3.{match['minor']},<4"
     if match["major"] == "2" and match["minor"] == "9":
         return LIBJUJU_2_9
+    if match["major"] == "4":
+        return LIBJUJU_FOR_JUJU_4
     raise PlanError(
-        f"juju-channel {juju_channel!r}: the live suite drives Juju through python-libjuju, "
-        "which covers Juju 2.9 and 3.x; use 2.9/stable or a 3.x channel such as 3.6/stable"
+        f"juju-channel {juju_channel!r}: the live suite drives Juju 2.9, 3.x (python-libjuju) "
+        "and 4.x (jubilant); use 2.9/stable, a 3.x channel such as 3.6/stable, or 4.0/stable"
     )
+
+
+def juju_driver(juju_channel: str) -> str:
+    """The harness's driver for a Juju channel (the same rule as harness/live/drivers.py)."""
+    return "jubilant" if juju_channel.startswith("4.") else "libjuju"
 
 
 def check_pair(juju_channel: str, microk8s_channel: str) -> None:
@@ -81,7 +95,7 @@ def check_pair(juju_channel: str, microk8s_channel: str) -> None:
             f"Juju {juju_channel} needs a classic MicroK8s channel; "
             f"use {microk8s_channel.replace('-strict', '')} instead of {microk8s_channel}"
         )
-    if juju_channel.startswith("3.") and not strict:
+    if juju_channel.startswith(("3.", "4.")) and not strict:
         track = match["track"]
         suggestion = "1.31-strict/stable" if track == "latest" else f"{track}-strict/stable"
         raise PlanError(
@@ -105,7 +119,12 @@ def make_job(juju_channel: str, microk8s_channel: str, scenario: str = "") -> Jo
     check_pair(juju_channel, microk8s_channel)
     select = select_expression(scenario) if scenario else ""
     return Job(
-        juju_channel, microk8s_channel, libjuju, job_id(juju_channel, microk8s_channel), select
+        juju_channel,
+        microk8s_channel,
+        libjuju,
+        job_id(juju_channel, microk8s_channel),
+        select,
+        juju_driver(juju_channel),
     )
 
 

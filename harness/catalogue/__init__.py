@@ -1,15 +1,52 @@
 """The expectation catalogue: ``load()`` reads and validates ``catalogue.yaml``.
 
     >>> from harness.catalogue import load
-    >>> from harness.versions import JujuVersion
-    >>> load().expect("pod-delete", JujuVersion.parse("3.6")).hooks
+    >>> catalogue = load()
+    >>> catalogue.expect("pod-delete", "3.6").hooks
     ('stop', 'upgrade-charm', 'config-changed', 'start')
+    >>> catalogue.expect("pod-delete", "3.6").required_hooks(["workload"], leader=False)[3:]
+    ('start', 'leader-settings-changed', 'workload-pebble-ready')
+    >>> [b.branch for b in catalogue.branches("pod-delete", "3.6")]
+    ['main', 'interrupted-stop']
+    >>> kill = catalogue.expect("container-restart", "3.6", container="charm", signal="KILL")
+    >>> kill.variant, kill.hooks
+    ('charm-kill', ('start',))
+    >>> e = catalogue.expect("pod-delete", "3.0")
+    >>> (e.termination_grace_seconds, e.stop_budget_seconds)
+    (300, 5)
+
+Public API (every value is a frozen dataclass):
+
+- ``load(path=None) -> Catalogue`` (the packaged catalogue is read once and cached).
+- ``Catalogue.expect(disruption, juju, *, variant=None, container=None, signal=None)``:
+  the ``Expectation`` for one branch on one Juju version (``"3.6"`` or a ``JujuVersion``).
+  ``variant=None`` (or ``"main"``) is the main branch. For ``container-restart``,
+  ``container`` (``"charm"`` or a workload container's name) and ``signal`` (``TERM``,
+  ``KILL``, ``OOM``) pick the branch. Unknown names are ``UnknownName`` errors naming
+  the valid ones; a branch asked for before it exists says from which version it does.
+- ``Catalogue.branches(disruption, juju)``: every branch on that version, main first.
+  A branch's ``selected_by`` says which observation makes the verdict use it
+  (``stop-not-completed``, ``second-roll``).
+- ``Catalogue.variants(disruption)``, ``Catalogue.disruptions()``,
+  ``Catalogue.boundaries()`` (every version where some entry or fact changes).
+- ``Expectation``: ``hooks`` (required, in order), ``optional`` (placed hooks, some
+  required, some for leaders or non-leaders only), ``required_hooks(...)`` and
+  ``expected_sequence(..., leader=)`` with templates expanded, ``survives`` per layer
+  (``container-root``, ``charm-dir``, ``storage``), ``relation_data`` /
+  ``app_relation_data``, ``pod_uid``, ``restart_count``, ``unit_identity``,
+  ``unit_name`` (``reused`` after scale-down-up), ``pebble_state``,
+  ``termination_grace_seconds``, ``stop_budget_seconds``, ``background`` hooks,
+  ``container``/``signals`` (container-restart), ``new_units`` (scale-down-up),
+  ``sources`` (each with its claim, URL and, where low, why), ``known_bugs``.
 
 Validation happens on load, so a broken catalogue fails at once with one line naming the
-entry: every entry has a source, version ranges of one disruption neither overlap nor
-leave gaps from 2.9 on, hook names are Juju hooks or ``{container}``/``{endpoint}``/
-``{storage}`` templates, and every disruption is one of ``harness.disrupt.NAMES`` or a
-lifecycle entry (``deploy``, ``integrate``).
+entry: every entry has a source, the main branch's version ranges of one disruption
+neither overlap nor leave gaps from 2.9 on (a branch's are contiguous from where it
+starts), hook names are Juju hooks or ``{container}``/``{endpoint}``/``{storage}``
+templates, every disruption is one of ``harness.disrupt.NAMES`` or a lifecycle entry
+(``deploy``, ``integrate``), and every fact of ``juju_facts`` covers 2.9 on with a source.
+Facts (grace period, stop budget, ``leader-settings-changed``) and versioned background
+hooks are applied by splitting each entry at their boundaries (``harness.catalogue.facts``).
 """
 
 from __future__ import annotations
@@ -22,25 +59,36 @@ from typing import Any, cast
 
 import yaml
 
+from harness.catalogue.facts import FACTS, Facts, Span
+from harness.catalogue.facts import apply as apply_facts
 from harness.catalogue.hooknames import parse as parse_hook
 from harness.catalogue.model import (
     LAYERS,
+    MAIN,
+    SELECTORS,
+    SIGNALS,
     Expectation,
     KnownBug,
     Layer,
     OptionalHook,
+    Signal,
     Source,
 )
 from harness.errors import HarnessError, UnknownName
 from harness.versions import JujuVersion
 
 DEFAULT_PATH = Path(__file__).with_name("catalogue.yaml")
+# The charm container's name in every sidecar pod (the agent's container).
+CHARM_CONTAINER = "charm"
 LIFECYCLE: tuple[str, ...] = ("deploy", "integrate")
 SUPPORTED_FROM = "2.9"
 
 __all__ = [
+    "CHARM_CONTAINER",
     "DEFAULT_PATH",
     "LIFECYCLE",
+    "MAIN",
+    "SIGNALS",
     "SUPPORTED_FROM",
     "Catalogue",
     "CatalogueError",
@@ -50,6 +98,7 @@ __all__ = [
     "OptionalHook",
     "Source",
     "load",
+    "normal_signal",
 ]
 
 
@@ -65,6 +114,7 @@ class Catalogue:
     known_bugs: tuple[KnownBug, ...]
     background: tuple[str, ...]
     path: str
+    fact_boundaries: tuple[JujuVersion, ...] = ()
 
     def disruptions(self) -> tuple[str, ...]:
         """Disruption names in catalogue order (lifecycle entries included)."""
@@ -75,7 +125,7 @@ class Catalogue:
         return tuple(seen)
 
     def variants(self, disruption: str) -> tuple[str | None, ...]:
-        """The variants of one disruption; ``None`` is the default one."""
+        """The variants (branches) of one disruption; ``None`` is the main branch."""
         seen: list[str | None] = []
         for entry in self.entries:
             if entry.disruption == disruption and entry.variant not in seen:
@@ -83,15 +133,33 @@ class Catalogue:
         return tuple(seen)
 
     def expect(
-        self, disruption: str, juju: JujuVersion | str, *, variant: str | None = None
+        self,
+        disruption: str,
+        juju: JujuVersion | str,
+        *,
+        variant: str | None = None,
+        container: str | None = None,
+        signal: str | None = None,
     ) -> Expectation:
-        """The expectation for a disruption on a Juju version; UnknownName if none."""
-        if disruption not in self.disruptions():
-            raise UnknownName(
-                f"unknown disruption {disruption!r}",
-                f"choose one of: {', '.join(self.disruptions())}",
-            )
-        if variant not in self.variants(disruption):
+        """The expectation for a disruption on a Juju version; UnknownName if none.
+
+        ``variant`` names a branch (``None`` or ``"main"``: the main branch). For
+        ``container-restart``, ``container`` (``charm``, or any workload container's name)
+        and ``signal`` (``TERM``, ``KILL``, ``OOM``; ``SIG`` prefix allowed) pick the
+        branch instead; giving both them and a different ``variant`` is an error.
+        """
+        self._known(disruption)
+        picked = self.variant_for(disruption, container=container, signal=signal)
+        wanted = None if variant in (None, MAIN) else variant
+        if picked is not None or container is not None:
+            if wanted is not None and wanted != picked:
+                raise UnknownName(
+                    f"{disruption}: variant {variant!r} contradicts container {container!r}"
+                    f" and signal {signal!r} (they give {picked or MAIN!r})",
+                    "give either the variant or the container and signal",
+                )
+            wanted = picked
+        if wanted not in self.variants(disruption):
             named = ", ".join(v for v in self.variants(disruption) if v is not None)
             raise UnknownName(
                 f"{disruption} has no variant {variant!r}",
@@ -99,17 +167,87 @@ class Catalogue:
             )
         version = _version(juju)
         for entry in self.entries:
-            same = entry.disruption == disruption and entry.variant == variant
+            same = entry.disruption == disruption and entry.variant == wanted
             if same and entry.covers(version):
                 return entry
+        first = min(
+            (e for e in self.entries if e.disruption == disruption and e.variant == wanted),
+            key=lambda e: JujuVersion.parse(e.juju_min),
+        )
+        if wanted is not None:
+            raise UnknownName(
+                f"{disruption} has no {wanted} branch on Juju {juju}",
+                f"it exists from Juju {first.juju_min}",
+            )
         raise UnknownName(
             f"no catalogue entry for {disruption} on Juju {juju}",
             f"the catalogue covers Juju {SUPPORTED_FROM} and later",
         )
 
+    def variant_for(
+        self, disruption: str, *, container: str | None = None, signal: str | None = None
+    ) -> str | None:
+        """The variant a container-restart of ``container`` by ``signal`` is catalogued as.
+
+        ``None`` (the main branch: a workload container) unless the charm container is
+        named; its branch then depends on the signal (TERM when not given).
+        """
+        sig = normal_signal(signal)
+        if container is None:
+            if sig is not None:
+                raise UnknownName(
+                    f"{disruption}: a signal needs a container", "give container= too"
+                )
+            return None
+        for entry in self.entries:
+            if entry.disruption != disruption or entry.container is None:
+                continue
+            kind = "charm" if container == CHARM_CONTAINER else "workload"
+            if entry.container == kind and (sig or "TERM") in entry.signals:
+                return entry.variant
+        raise UnknownName(
+            f"{disruption} has no branch for container {container!r} and signal {signal!r}",
+            "container= and signal= apply to container-restart only",
+        )
+
+    def branches(self, disruption: str, juju: JujuVersion | str) -> tuple[Expectation, ...]:
+        """Every branch of a disruption on one version, the main branch first."""
+        self._known(disruption)
+        version = _version(juju)
+        found = [
+            entry
+            for entry in self.entries
+            if entry.disruption == disruption and entry.covers(version)
+        ]
+        return tuple(sorted(found, key=lambda e: e.variant is not None))
+
+    def boundaries(self) -> tuple[JujuVersion, ...]:
+        """Every version where some entry or fact changes, ascending (2.9 first)."""
+        found = {JujuVersion.parse(e.juju_min) for e in self.entries}
+        found |= {JujuVersion.parse(e.juju_max) for e in self.entries if e.juju_max}
+        return tuple(sorted(found | set(self.fact_boundaries)))
+
     def bugs(self, bug_id: str) -> tuple[KnownBug, ...]:
         """Every claim of one known bug (one per disruption it was filed against)."""
         return tuple(bug for bug in self.known_bugs if bug.id == bug_id)
+
+    def _known(self, disruption: str) -> None:
+        if disruption not in self.disruptions():
+            raise UnknownName(
+                f"unknown disruption {disruption!r}",
+                f"choose one of: {', '.join(self.disruptions())}",
+            )
+
+
+def normal_signal(signal: str | None) -> Signal | None:
+    """``SIGKILL``/``kill``/``9`` -> ``KILL``; UnknownName for a signal not catalogued."""
+    if signal is None:
+        return None
+    text = signal.strip().upper().removeprefix("SIG")
+    text = {"15": "TERM", "9": "KILL"}.get(text, text)
+    if text not in SIGNALS:
+        raise UnknownName(f"unknown signal {signal!r}", f"use one of: {', '.join(SIGNALS)}")
+    return text  # type: ignore[return-value]  # checked against SIGNALS above
 
 
 def load(path: str | Path | None = None) -> Catalogue:
@@ -146,26 +284,122 @@ def _load(path: Path) -> Catalogue:
         first = str(err).splitlines()[0] if str(err) else "invalid YAML"
         raise CatalogueError(f"catalogue {where} is not valid YAML: {first}") from None
     doc = _mapping(raw, where)
-    allowed = {"schema", "refs", "background", "known_bugs", "entries"}
+    allowed = {"schema", "refs", "juju_facts", "background", "known_bugs", "entries"}
     for key in doc:
         if key not in allowed and not str(key).startswith("_"):
             raise CatalogueError(f"catalogue {where}: unknown top-level key {key!r}")
     refs = _refs(doc.get("refs"), where)
-    background_raw = _mapping(doc.get("background") or {}, f"{where} background")
-    background = tuple(_strings(background_raw.get("hooks") or [], f"{where} background"))
-    for hook in background:
-        _check_hook(hook, f"{where} background")
+    facts = Facts(
+        spans=_facts(doc.get("juju_facts") or {}, where, refs),
+        background=_background(doc.get("background") or {}, where, refs),
+    )
     bugs = _known_bugs(doc.get("known_bugs") or [], where)
     entries: list[tuple[Expectation, str | None]] = []
     raw_entries = doc.get("entries")
     if not isinstance(raw_entries, list) or not raw_entries:
         raise CatalogueError(f"catalogue {where}: no entries", "add an `entries:` list")
     for index, raw_entry in enumerate(raw_entries, 1):
-        entries.extend(_entry(raw_entry, f"{where} entry {index}", refs, bugs, background))
-    resolved = tuple(_resolve_new_units(entries, where))
-    catalogue = Catalogue(resolved, bugs, background, where)
+        entries.extend(_entry(raw_entry, f"{where} entry {index}", refs, bugs))
+    split = [(piece, name) for entry, name in entries for piece in apply_facts([entry], facts)]
+    resolved = tuple(_resolve_new_units(split, where))
+    background = tuple(dict.fromkeys(str(span.value) for span in facts.background))
+    catalogue = Catalogue(resolved, bugs, background, where, facts.boundaries())
     _validate(catalogue, where)
     return catalogue
+
+
+def _facts(raw: object, where: str, refs: Mapping[str, str]) -> dict[str, tuple[Span, ...]]:
+    facts = _mapping(raw, f"{where} juju_facts")
+    out: dict[str, tuple[Span, ...]] = {}
+    for name, items in facts.items():
+        if name not in FACTS:
+            raise CatalogueError(
+                f"catalogue {where}: unknown fact {name!r}", f"use one of: {', '.join(FACTS)}"
+            )
+        if not isinstance(items, list) or not items:
+            raise CatalogueError(f"catalogue {where}: fact {name} needs a list of ranges")
+        spans = [_span(item, f"{where} fact {name}", refs, "value") for item in items]
+        for span in spans:
+            ok = (
+                isinstance(span.value, bool)
+                if name == "leader_settings_changed"
+                else (isinstance(span.value, int) and not isinstance(span.value, bool))
+            )
+            if not ok:
+                raise CatalogueError(
+                    f"catalogue {where}: fact {name} from {span.juju_min} has value "
+                    f"{span.value!r}",
+                    "true/false for leader_settings_changed, whole seconds otherwise",
+                )
+        _check_spans(spans, f"{where} fact {name}")
+        out[name] = tuple(spans)
+    return out
+
+
+def _background(raw: object, where: str, refs: Mapping[str, str]) -> tuple[Span, ...]:
+    """Background hooks: a name (every version) or ``{hook, juju_min, ..., ref, claim}``."""
+    doc = _mapping(raw, f"{where} background")
+    items = doc.get("hooks") or []
+    if not isinstance(items, list):
+        raise CatalogueError(f"catalogue {where}: background hooks must be a list")
+    spans: list[Span] = []
+    for item in items:
+        if isinstance(item, str):
+            _check_hook(item, f"{where} background")
+            spans.append(Span(SUPPORTED_FROM, None, item))
+            continue
+        span = _span(item, f"{where} background", refs, "hook")
+        _check_hook(str(span.value), f"{where} background")
+        spans.append(span)
+    return tuple(spans)
+
+
+def _span(raw: object, here: str, refs: Mapping[str, str], key: str) -> Span:
+    item = _mapping(raw, here)
+    extra = set(item) - {"juju_min", "juju_max", key, "ref", "claim", "confidence", "unverified"}
+    if extra:
+        raise CatalogueError(f"catalogue {here}: unknown keys {sorted(extra)}")
+    if key not in item:
+        raise CatalogueError(f"catalogue {here}: a range has no {key}")
+    low, high = _bounds(item, here)
+    source = None
+    if item.get("ref") is not None or item.get("claim"):
+        (source,) = _sources([item], here, refs)
+        source = replace(source, checks=("timing",) if key == "value" else ("hooks",))
+    elif key == "value":
+        raise CatalogueError(f"catalogue {here} from {low}: no source", "add ref: and claim:")
+    return Span(low, high, item[key], source)
+
+
+def _bounds(item: Mapping[str, Any], here: str) -> tuple[str, str | None]:
+    """A range's ``juju_min`` (2.9 when absent) and ``juju_max``, both valid versions."""
+    low = str(item.get("juju_min", SUPPORTED_FROM))
+    high = None if item.get("juju_max") is None else str(item["juju_max"])
+    for bound in (low, high):
+        if bound is not None:
+            try:
+                JujuVersion.parse(bound)
+            except ValueError as err:
+                raise CatalogueError(f"catalogue {here}: {err}") from None
+    return low, high
+
+
+def _check_spans(spans: Sequence[Span], here: str) -> None:
+    """A fact's ranges: contiguous from 2.9, the last one open."""
+    expected = JujuVersion.parse(SUPPORTED_FROM)
+    ordered = sorted(spans, key=lambda span: JujuVersion.parse(span.juju_min))
+    for index, span in enumerate(ordered):
+        if JujuVersion.parse(span.juju_min) != expected:
+            raise CatalogueError(
+                f"catalogue {here}: the range from {span.juju_min} should start at {expected}",
+                "make the ranges contiguous from 2.9",
+            )
+        if span.juju_max is None:
+            if index != len(ordered) - 1:
+                raise CatalogueError(f"catalogue {here}: an open range is not the last")
+            return
+        expected = JujuVersion.parse(span.juju_max)
+    raise CatalogueError(f"catalogue {here}: the last range must be open (no juju_max)")
 
 
 def _refs(raw: object, where: str) -> dict[str, str]:
@@ -215,6 +449,7 @@ def _known_bugs(raw: object, where: str) -> tuple[KnownBug, ...]:
                     disruption=str(disruption),
                     kind=cast(Any, kind),
                     notes=" ".join(str(bug.get("notes", "")).split()),
+                    quote=" ".join(str(bug.get("quote", "")).split()),
                 )
             )
     return tuple(bugs)
@@ -240,9 +475,29 @@ _ENTRY_KEYS = {
     "notes",
     "sources",
     "ranges",
+    "stop_budget_seconds",
+    "container",
+    "signals",
+    "selected_by",
+    "pebble_state",
+    "unit_name",
 }
+# What one version range of an entry may say differently from the entry.
+_RANGE_OVERRIDES = frozenset(
+    {
+        "summary",
+        "hooks",
+        "optional",
+        "survives",
+        "relation_data",
+        "confidence",
+        "pebble_state",
+        "stop_budget_seconds",
+        "unit_name",
+    }
+)
 
-_CHOICES: Mapping[str, tuple[str, ...]] = {
+_CHOICES: Mapping[str, tuple[str | None, ...]] = {
     "pod_uid": ("new", "same"),
     "restart_count": ("increments", "resets", "unchanged"),
     "relation_data": ("kept", "lost"),
@@ -251,6 +506,16 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
     "unit_order": ("one", "highest-ordinal-first", "all-at-once"),
     "confidence": ("high", "medium", "low"),
     "scope": ("pod", "container"),
+    "container": ("charm", "workload", None),
+    "selected_by": (*SELECTORS, None),
+    "pebble_state": ("kept", "lost", None),
+    "unit_name": ("kept", "reused", "new"),
+}
+_DEFAULTS: Mapping[str, str] = {
+    "app_relation_data": "kept",
+    "confidence": "medium",
+    "scope": "pod",
+    "unit_name": "kept",
 }
 
 
@@ -259,10 +524,35 @@ def _entry(
     where: str,
     refs: Mapping[str, str],
     bugs: Sequence[KnownBug],
-    background: tuple[str, ...],
 ) -> list[tuple[Expectation, str | None]]:
-    """One expectation per range, each with the name of its ``new_units`` entry."""
+    """One expectation per range, each with the name of its ``new_units`` entry.
+
+    A range may override the entry's fields (``_RANGE_OVERRIDES``): the entry is read
+    again with the range's values in place of its own.
+    """
     entry = _mapping(raw, where)
+    ranges = entry.get("ranges")
+    disruption = _text(entry, "disruption", where)
+    if not isinstance(ranges, list) or not ranges:
+        raise CatalogueError(
+            f"catalogue {where} ({disruption}): no ranges", "add ranges: [{juju_min: '2.9'}]"
+        )
+    out: list[tuple[Expectation, str | None]] = []
+    for item in ranges:
+        span = _mapping(item, f"{where} ({disruption}) range")
+        merged = {**entry, **{k: v for k, v in span.items() if k in _RANGE_OVERRIDES}}
+        base, name = _base(merged, where, refs, bugs)
+        here = f"{where} ({base.disruption}{'' if base.variant is None else '/' + base.variant})"
+        out.append((_ranged(base, span, here, refs), name))
+    return out
+
+
+def _base(
+    entry: Mapping[str, Any],
+    where: str,
+    refs: Mapping[str, str],
+    bugs: Sequence[KnownBug],
+) -> tuple[Expectation, str | None]:
     disruption = _text(entry, "disruption", where)
     variant = entry.get("variant")
     here = f"{where} ({disruption}{'' if variant is None else '/' + str(variant)})"
@@ -271,12 +561,10 @@ def _entry(
             raise CatalogueError(f"catalogue {here}: unknown key {key!r}")
     choices = {}
     for key, allowed in _CHOICES.items():
-        default = {"app_relation_data": "kept", "confidence": "medium", "scope": "pod"}.get(key)
-        value = entry.get(key, default)
+        value = entry.get(key, _DEFAULTS.get(key))
         if value not in allowed:
-            raise CatalogueError(
-                f"catalogue {here}: {key} is {value!r}", f"use one of: {', '.join(allowed)}"
-            )
+            named = ", ".join(str(a) for a in allowed if a is not None)
+            raise CatalogueError(f"catalogue {here}: {key} is {value!r}", f"use one of: {named}")
         choices[key] = value
     hooks = tuple(_strings(entry.get("hooks") or [], f"{here} hooks"))
     for hook in hooks:
@@ -295,6 +583,12 @@ def _entry(
             )
         linked.extend(claims)
     new_units = entry.get("new_units")
+    signals = tuple(_strings(entry.get("signals") or [], f"{here} signals"))
+    for signal in signals:
+        if signal not in SIGNALS:
+            raise CatalogueError(
+                f"catalogue {here}: unknown signal {signal!r}", f"use {', '.join(SIGNALS)}"
+            )
     base = Expectation(
         disruption=disruption,
         juju_min=SUPPORTED_FROM,
@@ -312,17 +606,26 @@ def _entry(
         notes=" ".join(str(entry.get("notes", "")).split()),
         variant=None if variant is None else str(variant),
         confidence=choices["confidence"],
-        background=background,
         scope=choices["scope"],
         app_relation_data=choices["app_relation_data"],
         new_units=None,  # resolved by _resolve_new_units once every entry is read
         summary=" ".join(str(entry.get("summary", "")).split()),
+        stop_budget_seconds=_seconds(entry.get("stop_budget_seconds"), here),
+        container=cast(Any, choices["container"]),
+        signals=cast(Any, signals),
+        selected_by=cast(Any, choices["selected_by"]),
+        pebble_state=cast(Any, choices["pebble_state"]),
+        unit_name=cast(Any, choices["unit_name"]),
     )
-    ranges = entry.get("ranges")
-    if not isinstance(ranges, list) or not ranges:
-        raise CatalogueError(f"catalogue {here}: no ranges", "add ranges: [{juju_min: '2.9'}]")
-    name = None if new_units is None else str(new_units)
-    return [(_ranged(base, _mapping(i, f"{here} range"), here, refs), name) for i in ranges]
+    return base, None if new_units is None else str(new_units)
+
+
+def _seconds(raw: object, here: str) -> int | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, int) or isinstance(raw, bool) or raw < 0:
+        raise CatalogueError(f"catalogue {here}: a time in seconds must be a whole number")
+    return raw
 
 
 def _ranged(
@@ -332,23 +635,14 @@ def _ranged(
     refs: Mapping[str, str],
 ) -> Expectation:
     allowed = {"juju_min", "juju_max", "termination_grace_seconds", "notes", "sources"}
+    allowed |= _RANGE_OVERRIDES
     for key in item:
         if key not in allowed:
             raise CatalogueError(f"catalogue {here}: unknown range key {key!r}")
-    low = str(item.get("juju_min", SUPPORTED_FROM))
-    high_raw = item.get("juju_max")
-    high = None if high_raw is None else str(high_raw)
-    for bound in (low, high):
-        if bound is not None:
-            try:
-                JujuVersion.parse(bound)
-            except ValueError as err:
-                raise CatalogueError(f"catalogue {here}: {err}") from None
+    low, high = _bounds(item, here)
     if high is not None and JujuVersion.parse(high) <= JujuVersion.parse(low):
         raise CatalogueError(f"catalogue {here}: range {low} to {high} is empty")
-    grace = item.get("termination_grace_seconds")
-    if grace is not None and not isinstance(grace, int):
-        raise CatalogueError(f"catalogue {here}: termination_grace_seconds must be a number")
+    grace = _seconds(item.get("termination_grace_seconds"), here)
     notes = " ".join(f"{base.notes} {item.get('notes', '')}".split())
     extra = tuple(_sources(item.get("sources") or [], here, refs, required=False))
     return replace(
@@ -446,7 +740,7 @@ def _sources(
     if not isinstance(raw, list):
         raise CatalogueError(f"catalogue {here}: sources must be a list")
     out: list[Source] = []
-    for item in raw:
+    for item in _flat(raw):
         source = _mapping(item, f"{here} source")
         ref = source.get("ref")
         url = refs.get(str(ref)) if ref is not None else source.get("url")
@@ -456,7 +750,32 @@ def _sources(
         if not claim:
             raise CatalogueError(f"catalogue {here}: source {ref!r} states no claim")
         checks = tuple(_strings(source.get("checks") or [], f"{here} source checks"))
-        out.append(Source(claim=claim, url=url, checks=checks))
+        confidence = source.get("confidence")
+        if confidence not in (None, "high", "medium", "low"):
+            raise CatalogueError(f"catalogue {here}: source confidence {confidence!r}")
+        unverified = " ".join(str(source.get("unverified", "")).split())
+        if confidence == "low" and not unverified:
+            raise CatalogueError(
+                f"catalogue {here}: a low-confidence claim says why",
+                "add unverified: <the reason>",
+            )
+        out.append(
+            Source(
+                claim=claim,
+                url=url,
+                checks=checks,
+                confidence=cast(Any, confidence),
+                unverified=unverified,
+            )
+        )
+    return out
+
+
+def _flat(items: list[Any]) -> list[Any]:
+    """A list whose items may be lists (YAML anchors of shared sources), flattened."""
+    out: list[Any] = []
+    for item in items:
+        out.extend(_flat(item) if isinstance(item, list) else [item])
     return out
 
 
@@ -504,6 +823,8 @@ def _validate(catalogue: Catalogue, where: str) -> None:
         if required not in catalogue.disruptions():
             raise CatalogueError(f"catalogue {where}: no entry for {required}")
     for disruption in catalogue.disruptions():
+        if None not in catalogue.variants(disruption):
+            raise CatalogueError(f"catalogue {where}: {disruption} has no main branch")
         for variant in catalogue.variants(disruption):
             _check_ranges(
                 [
@@ -512,16 +833,28 @@ def _validate(catalogue: Catalogue, where: str) -> None:
                     if e.disruption == disruption and e.variant == variant
                 ],
                 where,
+                from_first=variant is not None,
             )
+            if variant == MAIN:
+                raise CatalogueError(
+                    f"catalogue {where}: {disruption} names a variant {MAIN!r}",
+                    "leave variant out for the main branch",
+                )
     for bug in catalogue.known_bugs:
         if bug.disruption not in names:
             raise CatalogueError(f"catalogue {where}: {bug.id} names unknown {bug.disruption!r}")
 
 
-def _check_ranges(entries: list[Expectation], where: str) -> None:
-    """Sorted by lower bound, each range must start where the previous one ended."""
+def _check_ranges(entries: list[Expectation], where: str, *, from_first: bool = False) -> None:
+    """Sorted by lower bound, each range must start where the previous one ended.
+
+    The main branch starts at 2.9; a branch (``from_first``) may start later, where the
+    behaviour it describes first exists, and is contiguous from there.
+    """
     ordered = sorted(entries, key=lambda e: JujuVersion.parse(e.juju_min))
     expected_low = JujuVersion.parse(SUPPORTED_FROM)
+    if from_first and ordered:
+        expected_low = JujuVersion.parse(ordered[0].juju_min)
     for index, entry in enumerate(ordered):
         low = JujuVersion.parse(entry.juju_min)
         if low != expected_low:

@@ -17,6 +17,15 @@ from harness.versions import JujuVersion
 Layer = Literal["container-root", "charm-dir", "storage"]
 LAYERS: tuple[Layer, ...] = ("container-root", "charm-dir", "storage")
 Confidence = Literal["high", "medium", "low"]
+# What an observation must show for the verdict to judge a run against a branch (variant)
+# rather than the main branch: a ``stop`` that was terminated or failed, or a second
+# rolling update of the same units.
+SelectedBy = Literal["stop-not-completed", "second-roll"]
+SELECTORS: tuple[SelectedBy, ...] = ("stop-not-completed", "second-roll")
+# The signals container-restart can send to PID 1 (OOM: the kernel's OOM killer, a SIGKILL).
+Signal = Literal["TERM", "KILL", "OOM"]
+SIGNALS: tuple[Signal, ...] = ("TERM", "KILL", "OOM")
+MAIN = "main"  # the name of the default branch (variant None) wherever a person reads it
 
 
 @dataclass(frozen=True)
@@ -24,12 +33,15 @@ class Source:
     """Where a claim comes from: a Juju docs page, a bug or a PR.
 
     ``checks`` names the verdict checks the claim backs (``hooks``, ``file``, ``relation``,
-    ``pod-identity``); a finding cites the first source that backs its check.
+    ``pod-identity``, ``timing``); a finding cites the first source that backs its check.
     """
 
     claim: str
     url: str
     checks: tuple[str, ...] = ()
+    # ``low`` (with ``unverified`` saying why) where the claim is inferred rather than read.
+    confidence: Confidence | None = None
+    unverified: str = ""
 
 
 @dataclass(frozen=True)
@@ -97,6 +109,7 @@ class KnownBug:
     disruption: str = ""
     kind: Literal["hooks", "relation-data"] = "hooks"
     notes: str = ""
+    quote: str = ""  # the report's own words: what was expected, or the cause
 
     def is_fixed_in(self, juju: JujuVersion) -> bool:
         return self.fixed_in is not None and juju >= JujuVersion.parse(self.fixed_in)
@@ -111,6 +124,7 @@ class KnownBug:
             "reporter_expected": list(self.reporter_expected),
             "juju_does": list(self.juju_does),
             "fixed_in": self.fixed_in,
+            "quote": self.quote,
             "notes": self.notes,
         }
 
@@ -149,6 +163,19 @@ class Expectation:
     termination_grace_seconds: int | None = None
     new_units: Expectation | None = None
     summary: str = ""
+    # How long ``stop`` can run once the pod (or charm container) is told to terminate:
+    # the grace period, or less where Pebble's kill-delay cuts it short. None: no ``stop``.
+    stop_budget_seconds: int | None = None
+    container: Literal["charm", "workload"] | None = None  # container-restart only
+    signals: tuple[Signal, ...] = ()  # container-restart only: the signals it is for
+    selected_by: SelectedBy | None = None  # branches only: what observation picks it
+    pebble_state: Literal["kept", "lost"] | None = None  # Pebble's state dir, when it matters
+    unit_name: Literal["kept", "reused", "new"] = "kept"  # the unit's name afterwards
+
+    @property
+    def branch(self) -> str:
+        """The branch's name for people: the variant, or ``main``."""
+        return self.variant or MAIN
 
     @property
     def label(self) -> str:
@@ -256,9 +283,19 @@ class Expectation:
         return {
             "disruption": self.disruption,
             "variant": self.variant,
+            "branch": self.branch,
+            "selected_by": self.selected_by,
+            "container": self.container,
+            "signals": list(self.signals),
             "juju": {"min": self.juju_min, "max": self.juju_max},
             "summary": self.summary,
             "hooks": list(self.required_hooks(containers, endpoints, storages)),
+            "hooks_leader": list(
+                self.required_hooks(containers, endpoints, storages, leader=True)
+            ),
+            "hooks_non_leader": list(
+                self.required_hooks(containers, endpoints, storages, leader=False)
+            ),
             "ordered_hooks": list(self.ordered_hooks(containers, endpoints, storages)),
             "optional": [
                 {"hook": h.hook, "where": h.where, "when": h.when, "required": h.required}
@@ -276,9 +313,17 @@ class Expectation:
             "unit_order": self.unit_order,
             "scope": self.scope,
             "termination_grace_seconds": self.termination_grace_seconds,
+            "stop_budget_seconds": self.stop_budget_seconds,
+            "pebble_state": self.pebble_state,
+            "unit_name": self.unit_name,
             "confidence": self.confidence,
             "notes": self.notes,
-            "sources": [{"claim": s.claim, "url": s.url} for s in self.sources],
+            "sources": [
+                {"claim": s.claim, "url": s.url}
+                | ({"confidence": s.confidence} if s.confidence else {})
+                | ({"unverified": s.unverified} if s.unverified else {})
+                for s in self.sources
+            ],
             "known_bugs": [bug.to_json() for bug in self.known_bugs],
             "new_units": None
             if self.new_units is None
@@ -309,10 +354,15 @@ def _same(anchor: HookName, seen: str, names: Names) -> bool:
 
 __all__ = [
     "LAYERS",
+    "MAIN",
+    "SELECTORS",
+    "SIGNALS",
     "Confidence",
     "Expectation",
     "KnownBug",
     "Layer",
     "OptionalHook",
+    "SelectedBy",
+    "Signal",
     "Source",
 ]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness.errors import HarnessError
+from harness.evidence.user_bundle import UserBundle
 from harness.findings import Check, Finding, Verdict
 from harness.observations import (
     ContainerStatus,
@@ -62,6 +63,7 @@ class Evidence:
     juju_version: str | None = None  # the version the catalogue was consulted for
     expected_hooks: tuple[str, ...] = ()  # the catalogue's required hooks, in order
     error: str | None = None  # one line when the run failed part-way
+    bundle: UserBundle | None = None  # the user's Juju bundle, when the run deployed one
     interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says during what)
 
     @property
@@ -284,7 +286,7 @@ def versions_to_json(v: Versions) -> dict[str, Any]:
 
 def to_json_dict(evidence: Evidence) -> dict[str, Any]:
     e = evidence
-    return {
+    data: dict[str, Any] = {
         "schema": SCHEMA_VERSION,
         "scenario": e.scenario,
         "disruption": e.disruption,
@@ -315,6 +317,9 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
         "error": e.error,
         "interrupted": e.interrupted,
     }
+    if e.bundle is not None:  # additive: bundles from the default stack do not carry it
+        data["bundle"] = e.bundle.to_json()
+    return data
 
 
 def to_json(evidence: Evidence) -> str:
@@ -466,6 +471,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         juju_version=raw.get("juju_version"),
         expected_hooks=tuple(raw.get("expected_hooks", ())),
         error=raw.get("error"),
+        bundle=UserBundle.from_json(raw["bundle"]) if raw.get("bundle") else None,
         interrupted=bool(raw.get("interrupted", False)),
     )
 

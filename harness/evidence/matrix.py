@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.evidence import markdown as md
 from harness.evidence.bundle import BUNDLE_FILE, Evidence, read_bundle
 from harness.observations import ABSENT, Snapshot
 from harness.versions import JujuVersion
@@ -96,7 +97,7 @@ def _hooks_cell(evidence: Evidence) -> str:
     distinct = set(sequences.values())
     if len(distinct) == 1 and len(sequences) > 1:
         return f"{distinct.pop() or '(none)'} ({len(sequences)} units)"
-    return "<br>".join(f"{unit}: {seq or '(none)'}" for unit, seq in sorted(sequences.items()))
+    return "\n".join(f"{unit}: {seq or '(none)'}" for unit, seq in sorted(sequences.items()))
 
 
 def _files_cell(before: Snapshot | None, after: Snapshot | None) -> str:
@@ -157,7 +158,7 @@ def row_of(evidence: Evidence) -> MatrixRow:
     return MatrixRow(
         disruption=disruption_of(evidence),
         juju=juju_of(evidence),
-        backend="twin (SIMULATED)" if evidence.simulated else evidence.backend,
+        backend=_backend(evidence),
         scenario=evidence.scenario,
         hooks=_hooks_cell(evidence),
         files=_files_cell(evidence.before, evidence.after),
@@ -166,6 +167,43 @@ def row_of(evidence: Evidence) -> MatrixRow:
         known_bugs=evidence.count("known-bug"),
         incomplete=incomplete,
     )
+
+
+def _backend(evidence: Evidence) -> str:
+    if evidence.simulated:
+        return "twin (SIMULATED)"
+    driver = evidence.versions.juju_driver
+    return f"{evidence.backend} ({driver})" if driver else evidence.backend
+
+
+def _series(juju: str) -> str:
+    """``4.0.1`` -> ``4.0``: one column per Juju series."""
+    try:
+        v = JujuVersion.parse(juju)
+    except ValueError:
+        return juju
+    return f"{v.major}.{v.minor}"
+
+
+def _by_series(rows: Sequence[MatrixRow]) -> list[str]:
+    """Disruption rows x one column per Juju series (2.9, 3.6, 4.0, ...), hooks in each cell."""
+    series = sorted({_series(r.juju) for r in rows}, key=_version_key)
+    cells: dict[tuple[str, str], list[str]] = {}
+    for r in rows:
+        outcome = "INCOMPLETE" if r.incomplete is not None else f"{r.deviations} deviations"
+        cells.setdefault((r.disruption, _series(r.juju)), []).append(
+            f"{r.backend}: {r.hooks} ({outcome})"
+        )
+    lines = [
+        "## By Juju series",
+        "",
+        "| Disruption | " + " | ".join(f"Juju {s}" for s in series) + " |",
+        "|---|" + "---|" * len(series),
+    ]
+    for disruption in sorted({r.disruption for r in rows}):
+        found = ["<br>".join(cells.get((disruption, s), ["(not run)"])) for s in series]
+        lines.append("| " + " | ".join(_cell(c) for c in (disruption, *found)) + " |")
+    return lines
 
 
 def _version_key(text: str) -> tuple[int, int, int, str]:
@@ -177,7 +215,7 @@ def _version_key(text: str) -> tuple[int, int, int, str]:
 
 
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", "<br>") or " "
+    return md.cell(text)
 
 
 def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable] = ()) -> str:
@@ -215,9 +253,11 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
             r.known_bugs,
         )
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    if rows:
+        lines += ["", *_by_series(rows)]
     if unreadable:
         lines += ["", f"{len(unreadable)} unreadable bundles, not in the table:", ""]
-        lines += [f"- `{_cell(u.path)}`: {_cell(u.reason)}" for u in unreadable]
+        lines += [f"- {md.code(u.path)}: {md.text(u.reason)}" for u in unreadable]
     return "\n".join(lines) + "\n"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from harness.evidence import markdown as md
 from harness.evidence.bundle import Evidence
 from harness.evidence.times import duration, format_duration
 from harness.findings import Finding
@@ -24,9 +25,8 @@ SIMULATED_BANNER = (
 
 
 def _cell(text: object) -> str:
-    """Table-safe Markdown: pipes escaped, line breaks kept visible."""
-    value = "" if text is None else str(text)
-    return value.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>") or " "
+    """Table-safe Markdown: HTML and pipes escaped, line breaks kept visible."""
+    return md.cell(text)
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
@@ -78,6 +78,9 @@ def _summary(e: Evidence) -> list[str]:
         ("Charms", charms or "unknown"),
         ("Verdicts", verdict_counts(e)),
     ]
+    if e.bundle is not None:
+        observer = "probe observer deployed" if e.bundle.probe else "no probe observer"
+        rows.insert(1, ("Bundle", f"{e.bundle.name} (sha256 {e.bundle.digest[:12]}), {observer}"))
     if e.error:
         rows.append(("Stopped early", e.error))
     return _table(("", ""), rows)
@@ -90,9 +93,10 @@ def _attention(e: Evidence) -> list[str]:
     lines = ["", "## Deviations and known bugs", ""]
     for f in notable:
         lines.append(
-            f"- **{f.verdict}** {f.check} `{f.subject}`: expected {f.expected}; "
-            f"observed {f.observed} ([source]({f.source}))"
-            + (f". {_shorten(f.detail)}" if f.detail else "")
+            f"- **{md.text(f.verdict)}** {md.text(f.check)} {md.code(f.subject)}: expected "
+            f"{md.text(f.expected)}; observed {md.text(f.observed)} "
+            f"({md.link('source', f.source)})"
+            + (f". {md.text(_shorten(f.detail))}" if f.detail else "")
         )
     return lines
 
@@ -126,7 +130,7 @@ def _hooks_section(e: Evidence) -> list[str]:
             ((f.subject, f.expected, f.observed, f.verdict) for f in hook_findings),
         )
     if e.expected_hooks:
-        lines += ["", f"Catalogue (required, in order): `{', '.join(e.expected_hooks)}`"]
+        lines += ["", f"Catalogue (required, in order): {md.code(', '.join(e.expected_hooks))}"]
     observed = _observed_sequences(e.hooks)
     if observed:
         lines += ["", "Observed in the disruption window, per unit and source:", ""]
@@ -268,11 +272,11 @@ def _findings_section(findings: Sequence[Finding]) -> list[str]:
 
 def render_report(evidence: Evidence) -> str:
     e = evidence
-    lines = [f"# {title(e)}", ""]
+    lines = [f"# {md.text(title(e))}", ""]
     if e.simulated:
         lines += [SIMULATED_BANNER, ""]
     if e.error:
-        lines += [f"**The run stopped early:** {e.error}", ""]
+        lines += [f"**The run stopped early:** {md.text(e.error)}", ""]
     lines += _summary(e)
     lines += _attention(e)
     lines += _hooks_section(e)
@@ -284,10 +288,14 @@ def render_report(evidence: Evidence) -> str:
         missing = "before" if e.before is None else "after"
         lines += ["", f"No file, relation or pod diff: the {missing} snapshot was not taken."]
     lines += _steps_section(e)
+    if e.bundle is not None:
+        lines += e.bundle.report_lines()
     lines += ["", "## Reproduce", ""]
     if e.commands:
-        lines += ["```sh", *e.commands, "```"]
+        lines += md.fenced(e.commands)
     else:
         lines.append("No commands were recorded.")
+    if e.bundle is not None:
+        lines += ["", *e.bundle.reproduce_lines()]
     lines += _findings_section(e.findings)
     return "\n".join(lines) + "\n"

@@ -27,6 +27,7 @@ OUTCOME_COLOURS = {
     "failed": "#c62828",
     "terminated": "#ef6c00",
     "skipped": "#9e9e9e",
+    "not-run": "#6d4c41",
 }
 OTHER_KIND_COLOUR = "#6a1b9a"  # reboot, agent-start, ...
 BAND_COLOURS = ("#1565c0", "#00838f", "#5d4037", "#ad1457", "#558b2f", "#6a1b9a")

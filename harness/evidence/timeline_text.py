@@ -11,14 +11,21 @@ import json
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from harness.evidence import markdown as md
 from harness.observations import HookRecord
 
 
 def record_json(record: HookRecord) -> dict[str, Any]:
     """The JSON object of one record: unit, time, kind, hook and outcome (kind ``hook``)."""
-    value: dict[str, Any] = {"unit": record.unit, "time": record.time, "kind": record.kind}
-    if record.kind == "hook":
+    value: dict[str, Any] = {
+        "unit": record.unit,
+        "time": record.time,
+        "kind": record.kind,
+        "source": record.source,
+    }
+    if record.kind == "hook" or record.hook is not None:
         value["hook"] = record.hook
+    if record.kind == "hook":
         value["outcome"] = record.outcome
     if record.detail:
         value["detail"] = record.detail
@@ -26,12 +33,23 @@ def record_json(record: HookRecord) -> dict[str, Any]:
 
 
 def describe(record: HookRecord) -> str:
-    """``config-changed``, ``start (failed: exit status 1)``, ``[reboot]``."""
+    """``config-changed``, ``start (failed: exit status 1)``, ``[reboot]``, ops' kinds.
+
+    ``meter-status-changed (not run: charm missing from disk)``; ops' records name their
+    source: ``update-status [ops]``, ``[re-emitted] update-status (deferred earlier) [ops]``.
+    """
+    ops = " [ops]" if record.source == "ops-log" else ""
     if record.kind != "hook":
-        return f"[{record.kind}]" + (f" {record.detail}" if record.detail else "")
+        name = f" {record.hook}" if record.hook else ""
+        if ops:
+            detail = f" ({record.detail})" if record.detail else ""
+            return f"[{record.kind}]{name}{detail}{ops}"
+        return f"[{record.kind}]{name}" + (f" {record.detail}" if record.detail else "")
     name = record.hook or "?"
+    if record.outcome == "not-run":
+        return f"{name} (not run: {record.detail})" if record.detail else f"{name} (not run)"
     if record.outcome in (None, "ok"):
-        return name
+        return name + (f" ({record.detail})" if record.detail and ops else "") + ops
     return f"{name} ({record.outcome}" + (f": {record.detail})" if record.detail else ")")
 
 
@@ -57,7 +75,7 @@ def write_json(records: Iterable[HookRecord], out: TextIO) -> int:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ") or " "
+    return md.cell(text.replace("\n", " "))
 
 
 def render_markdown(records: Iterable[HookRecord], title: str) -> str:
@@ -65,7 +83,7 @@ def render_markdown(records: Iterable[HookRecord], title: str) -> str:
     by_unit: dict[str, list[HookRecord]] = {}
     for record in records:
         by_unit.setdefault(record.unit, []).append(record)
-    lines = [f"# Hook timeline: {title}", ""]
+    lines = [f"# Hook timeline: {md.text(title)}", ""]
     if not by_unit:
         return "\n".join([*lines, "No hook lines found.", ""])
     lines += ["| Unit | Hooks | Not ok |", "|---|---|---|"]
@@ -76,7 +94,7 @@ def render_markdown(records: Iterable[HookRecord], title: str) -> str:
     for unit, unit_records in by_unit.items():
         lines += [
             "",
-            f"## {unit}",
+            f"## {md.text(unit)}",
             "",
             "| Time | Kind | Hook | Outcome | Detail |",
             "|---|---|---|---|---|",

@@ -27,6 +27,9 @@ log = logging.getLogger(__name__)
 APP_LABELS = ("app.kubernetes.io/name", "juju-app")
 UNIT_ANNOTATION = "unit.juju.is/id"
 EXEC_TIMEOUT = 120.0
+# Every API call is bounded: an API server that is still starting can accept a connection
+# and never answer, and a call in a thread cannot be cancelled from the event loop.
+REQUEST_TIMEOUT = 60.0
 
 # One exec lists every path: "F<TAB>sha256<TAB>path", "D<TAB>path", "A<TAB>path" (absent).
 # POSIX sh, `find` and `sha256sum` only, so it runs on busybox and coreutils images alike;
@@ -94,15 +97,16 @@ def load_kube_apis() -> KubeApis:
     from kubernetes import client, config
 
     api_client = None
-    if shutil.which("microk8s"):
+    # Through sudo first: a runner's user is rarely in the microk8s group.
+    for argv in (["sudo", "-n", "microk8s", "config"], ["microk8s", "config"]):
+        if api_client is not None or not shutil.which("microk8s"):
+            break
         try:
-            done = subprocess.run(
-                ["microk8s", "config"], capture_output=True, text=True, timeout=60, check=False
-            )
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
             if done.returncode == 0 and done.stdout.strip():
                 api_client = config.new_client_from_config_dict(yaml.safe_load(done.stdout))
         except (OSError, subprocess.TimeoutExpired, yaml.YAMLError) as error:
-            log.info("microk8s config unavailable (%s); trying the default kubeconfig", error)
+            log.info("`%s` unavailable (%s)", " ".join(argv), error)
     if api_client is None:
         try:
             api_client = config.new_client_from_config()
@@ -167,6 +171,7 @@ class LiveClusterPort:
                 self.apis().core.list_namespaced_pod,
                 self._namespace,
                 label_selector=f"{label}={app}",
+                _request_timeout=REQUEST_TIMEOUT,
             )
             items = list(listing.items or [])
             if items:
@@ -179,12 +184,21 @@ class LiveClusterPort:
         return tuple(sorted(found, key=lambda p: _ordinal(p.unit)))
 
     async def delete_pod(self, pod: str) -> None:
-        await asyncio.to_thread(self.apis().core.delete_namespaced_pod, pod, self._namespace)
+        await asyncio.to_thread(
+            self.apis().core.delete_namespaced_pod,
+            pod,
+            self._namespace,
+            _request_timeout=REQUEST_TIMEOUT,
+        )
 
     async def patch_pod_template(self, app: str, annotations: Mapping[str, str]) -> None:
         body = {"spec": {"template": {"metadata": {"annotations": dict(annotations)}}}}
         await asyncio.to_thread(
-            self.apis().apps.patch_namespaced_stateful_set, app, self._namespace, body
+            self.apis().apps.patch_namespaced_stateful_set,
+            app,
+            self._namespace,
+            body,
+            _request_timeout=REQUEST_TIMEOUT,
         )
 
     async def exec(
@@ -206,6 +220,7 @@ class LiveClusterPort:
             stdout=True,
             tty=False,
             _preload_content=False,
+            _request_timeout=REQUEST_TIMEOUT,
         )
         try:
             response.run_forever(timeout=timeout)
@@ -270,7 +285,9 @@ class LiveClusterPort:
 
     async def server_version(self) -> str | None:
         try:
-            info = await asyncio.to_thread(self.apis().version.get_code)
+            info = await asyncio.to_thread(
+                self.apis().version.get_code, _request_timeout=REQUEST_TIMEOUT
+            )
         except Exception as error:  # a version is evidence, never a reason to fail a run
             log.warning("Kubernetes version unknown: %s", error)
             return None

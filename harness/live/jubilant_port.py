@@ -1,63 +1,41 @@
 """The jubilant JujuPort: jubilant's ``Juju`` bound to one model, for Juju 3.x and 4.x.
 
 python-libjuju stops at Juju 3.6; jubilant wraps the ``juju`` CLI, whose verbs and JSON its
-maintainers keep the same between 3.x and 4.x. jubilant is synchronous, so every call runs
-in a worker thread (``asyncio.to_thread``) and never blocks the event loop.
+maintainers keep the same between 3.x and 4.x. jubilant is synchronous, so each of its calls
+runs in a worker thread (``asyncio.to_thread``) and never blocks the event loop.
 
 What only libjuju did in ``LiveJujuPort`` (deploy, integrate, application and model config,
-reconnecting a websocket) goes through jubilant's typed methods here; everything the
-libjuju driver already did through the CLI (status, show-unit, actions, debug-log, trust,
-refresh, scale) is the same ``JujuCLI`` code, run through ``Juju.cli`` by ``JubilantRunner``,
-so both drivers parse the same recorded JSON with the same parsers.
+reconnecting a websocket) goes through jubilant's typed methods here. Everything the libjuju
+driver already did through the CLI (status, show-unit, actions, debug-log, trust, refresh,
+scale) is the same ``JujuCLI`` code, run as ``juju`` processes on the jubilant ``Juju``'s
+own binary and model (``SubprocessJuju``: ``JUJU_MODEL``, as jubilant's ``--model``), so
+both drivers parse the same recorded JSON with the same parsers. They do not go through
+``Juju.cli``: it takes no timeout, and a ``juju`` that hangs (a controller half up after a
+node restart) must be killed at its deadline, which ``run_process`` does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
 import jubilant
 
 from harness.errors import UnknownName
-from harness.live.juju_cli import JujuCLI, JujuCLIError
+from harness.live.juju_cli import JujuCLI, JujuCLIError, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm
-from harness.live.process import NOT_FOUND, ProcessTimeout
 from harness.ports import AppSpec, Clock
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# Verbs that name no model: jubilant must not insert ``--model`` into them.
-MODEL_LESS_VERBS = frozenset(
-    {"add-model", "controllers", "destroy-model", "models", "show-controller", "version"}
-)
 
-
-class JubilantRunner:
-    """A ``JujuRunner`` on ``jubilant.Juju.cli``: (exit code, stdout, stderr), as the others.
-
-    jubilant's public ``cli`` takes no timeout, so a command that outlives ``timeout`` is
-    reported as a ``ProcessTimeout`` while its thread runs on to the end of the process.
-    """
-
-    def __init__(self, juju: jubilant.Juju) -> None:
-        self.juju = juju
-
-    async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
-        include_model = bool(args) and args[0] not in MODEL_LESS_VERBS
-        call = asyncio.to_thread(self.juju.cli, *args, include_model=include_model)
-        try:
-            out = await asyncio.wait_for(call, timeout)
-        except asyncio.TimeoutError:
-            raise ProcessTimeout([self.juju.cli_binary, *args], timeout or 0.0) from None
-        except jubilant.CLIError as error:
-            return error.returncode, str(error.stdout or ""), str(error.stderr or "")
-        except FileNotFoundError:
-            return NOT_FOUND, "", f"{self.juju.cli_binary}: command not found"
-        return 0, out, ""
+def cli_for_jubilant(juju: jubilant.Juju) -> JujuCLI:
+    """The ``juju`` CLI on the same binary and model as a jubilant ``Juju``."""
+    return JujuCLI(SubprocessJuju(juju.model, binary=juju.cli_binary))
 
 
 class _NoLibjuju:
@@ -95,7 +73,7 @@ class JubilantJujuPort(LiveJujuPort):
             )
         super().__init__(
             _NoLibjuju(),
-            cli or JujuCLI(JubilantRunner(juju)),
+            cli or cli_for_jubilant(juju),
             model_name=short_model_name(juju.model),
             clock=clock,
             connect_name=juju.model,
@@ -154,6 +132,9 @@ class JubilantJujuPort(LiveJujuPort):
     async def reconnect(self) -> None:
         """Wait until the controller answers ``juju status`` through the CLI again."""
         await self.wait_for_api()
+
+    async def ready_for_teardown(self, timeout: float = 300.0) -> None:
+        """Nothing to revive: every jubilant call is a new ``juju`` process."""
 
     # The model's logging-config, through ``juju model-config``.
 

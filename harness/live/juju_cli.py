@@ -10,7 +10,6 @@ where 2.9 and 3.x differ (``run-action --wait`` vs ``run``, ``add-relation`` vs
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shlex
 from collections.abc import Mapping, Sequence
@@ -19,7 +18,7 @@ from typing import Any, Protocol
 import yaml
 
 from harness.errors import EnvironmentUnavailable, HarnessError
-from harness.live.process import NOT_FOUND, ProcessRunner, ProcessTimeout, run_process
+from harness.live.process import NOT_FOUND, ProcessRunner, run_process
 from harness.versions import JujuVersion
 
 DEFAULT_TIMEOUT = 600.0
@@ -52,17 +51,33 @@ class SubprocessJuju:
 
 
 class OpsTestJuju:
-    """pytest-operator's ``ops_test.juju(*args)``, which binds the command to its model."""
+    """``juju`` bound to pytest-operator's model, as ``ops_test.juju`` binds it.
 
-    def __init__(self, ops_test: Any) -> None:
+    ``OpsTest.run`` waits on ``communicate()`` with no timeout, and cancelling it leaves the
+    process running (pytest-operator 0.43.2, ``plugin.py``). So the command runs here, with
+    the environment ``OpsTest.run`` would give it (``JUJU_DATA``, ``JUJU_MODEL``), through
+    ``run_process``, which kills it when it overruns.
+    """
+
+    def __init__(
+        self, ops_test: Any, *, binary: str = "juju", run: ProcessRunner = run_process
+    ) -> None:
         self._ops_test = ops_test
+        self._binary = binary
+        self._run = run
+
+    def env(self) -> dict[str, str]:
+        env: dict[str, str] = {}
+        jujudata = getattr(self._ops_test, "jujudata", None)
+        if jujudata is not None and getattr(jujudata, "path", None):
+            env["JUJU_DATA"] = str(jujudata.path)
+        if self._ops_test.model_full_name:
+            env["JUJU_MODEL"] = str(self._ops_test.model_full_name)
+        return env
 
     async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
-        try:
-            rc, out, err = await asyncio.wait_for(self._ops_test.juju(*args), timeout)
-        except asyncio.TimeoutError:
-            raise ProcessTimeout(["juju", *args], timeout or 0.0) from None
-        return (rc if rc is not None else -1), str(out), str(err)
+        done = await self._run([self._binary, *args], env=self.env(), timeout=timeout)
+        return done.returncode, done.stdout, done.stderr
 
 
 class JujuCLIError(HarnessError):
@@ -198,6 +213,9 @@ class JujuCLI:
         rc, out, err = await self.raw(*args)
         if rc != 0 and not out.lstrip().startswith("{"):
             raise JujuCLIError(args, rc, out, err)
+        if not out.strip():
+            # A task Juju could not schedule: exit 0, nothing on stdout, the reason on stderr.
+            raise JujuCLIError(args, rc, out, err or "no task result and no reason given")
         return out, err
 
     async def scale_application(self, app: str, scale: int) -> None:

@@ -10,13 +10,13 @@ this module: the parsers in ``harness.live.parse`` turn it into frozen values.
 from __future__ import annotations
 
 import dataclasses
-import inspect
+import importlib.metadata
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from harness.errors import HarnessError, UnknownName
+from harness.errors import HarnessError, UnknownName, WaitTimeout
 from harness.live.juju_cli import JujuCLI, JujuCLIError
 from harness.live.process import ProcessTimeout
 from harness.observations import Databag, UnitStatus
@@ -103,8 +103,46 @@ def _absolute(path: str) -> str:
     return os.path.normpath(os.path.join(os.getcwd(), path))
 
 
+def installed_libjuju() -> str:
+    """The installed python-libjuju's version (``juju`` on PyPI)."""
+    try:
+        return importlib.metadata.version("juju")
+    except importlib.metadata.PackageNotFoundError:
+        return "0"
+
+
+def _major(version: str) -> int:
+    head = version.split(".", 1)[0]
+    return int(head) if head.isdigit() else 0
+
+
 def is_local_charm(charm: str) -> bool:
     return charm.endswith(".charm") or charm.startswith((".", "/")) or os.path.exists(charm)
+
+
+def connection_open(holder: Any) -> bool:
+    """Whether a libjuju ``Model`` or ``Controller`` has a connection that can make calls.
+
+    ``is_connected()`` only says a Connection object exists; after a failed reconnect it
+    still does, with ``close_called`` set, and every RPC on it raises. ``Connection.is_open``
+    (its Monitor's status) tells the truth.
+    """
+    try:
+        return bool(holder.is_connected() and holder.connection().is_open)
+    except Exception:  # no connection at all, or a half-torn one
+        return False
+
+
+class ControllerLink(Protocol):
+    """A controller connection someone else tears down with (pytest-operator's)."""
+
+    def is_open(self) -> bool: ...
+
+    async def reconnect(self) -> None: ...
+
+    def forget_model(self) -> None:
+        """Tell its owner the model is gone, so it does not call the dead connection."""
+        ...
 
 
 class LiveJujuPort:
@@ -121,6 +159,8 @@ class LiveJujuPort:
         clock: Clock,
         connect_name: str | None = None,
         reconnect_timeout: float = 900.0,
+        libjuju_version: str | None = None,
+        controller: ControllerLink | None = None,
     ) -> None:
         self.model = model  # juju.model.Model (ops_test.model when made by the fixtures)
         self.cli = cli
@@ -128,6 +168,8 @@ class LiveJujuPort:
         self._connect_name = connect_name or model_name
         self._clock = clock
         self._reconnect_timeout = reconnect_timeout
+        self._libjuju_major = _major(libjuju_version or installed_libjuju())
+        self._controller = controller
         self._logging_change: tuple[str, str] | None = None  # (original, ours)
         self._logging_checked = False
         self._juju_major: int | None = None
@@ -153,13 +195,23 @@ class LiveJujuPort:
         if spec.config:
             kwargs["config"] = dict(spec.config)
         if spec.resources:
-            kwargs["resources"] = dict(spec.resources)
+            # A bundle's numeric resource is a Charmhub revision; libjuju wants it an int.
+            kwargs["resources"] = {
+                k: int(v) if v.isdigit() else v for k, v in spec.resources.items()
+            }
+        if spec.revision is not None and not local:
+            kwargs["revision"] = spec.revision
+        if spec.constraints:
+            kwargs["constraints"] = spec.constraints
+        if spec.storage:
+            kwargs["storage"] = dict(spec.storage)
         if spec.base:
-            # libjuju 3 takes a base; libjuju 2.9 (for 2.9 controllers) only a series.
-            if "base" in inspect.signature(self.model.deploy).parameters:
-                kwargs["base"] = spec.base
-            else:
+            # libjuju 2.9.49.1's Model.deploy accepts `base` and never reads it (juju/model.py):
+            # a 2.9 deploy needs the series. libjuju 3 takes the base.
+            if self._libjuju_major < 3:
                 kwargs["series"] = SERIES.get(spec.base, spec.base)
+            else:
+                kwargs["base"] = spec.base
         charm = _absolute(spec.charm) if local else spec.charm
         log.info("deploy %s as %s", charm, spec.app)
         await self.model.deploy(charm, **kwargs)
@@ -309,23 +361,9 @@ class LiveJujuPort:
     # After a node restart.
 
     async def reconnect(self) -> None:
-        """Wait until the controller answers ``juju status``, then reconnect libjuju's model."""
+        """Wait until the controller answers ``juju status``, then reconnect libjuju."""
         await self.wait_for_api()
-
-        async def connect() -> bool:
-            await self.model.disconnect()
-            await self.model.connect(self._connect_name)
-            return True
-
-        await wait_for(
-            f"libjuju to reconnect to model {self._connect_name}",
-            connect,
-            bool,
-            timeout=self._reconnect_timeout,
-            clock=self._clock,
-            interval=5.0,
-            retry_on=(Exception,),
-        )
+        await self._reconnect_libjuju(self._reconnect_timeout)
 
     async def wait_for_api(self) -> None:
         """Wait until the controller answers ``juju status`` again (a new CLI connection)."""
@@ -345,6 +383,79 @@ class LiveJujuPort:
             interval=5.0,
             retry_on=(ProcessTimeout, OSError),
         )
+
+    async def _reconnect_libjuju(self, timeout: float) -> None:
+        """Reconnect the model, then the controller connection its owner tears down with.
+
+        A node restart leaves both dead for good: libjuju's watcher tries one reconnect while
+        the controller is down, and that failure leaves ``close_called`` set, after which
+        ``Connection.reconnect()`` returns at once (juju/client/connection.py, 2.9.49.1 and
+        3.6.1.3). Only a new connection (``connect``) works.
+        """
+
+        async def connect() -> bool:
+            await self.model.disconnect()
+            await self.model.connect(self._connect_name)
+            return True
+
+        await wait_for(
+            f"libjuju to reconnect to model {self._connect_name}",
+            connect,
+            bool,
+            timeout=timeout,
+            clock=self._clock,
+            interval=5.0,
+            retry_on=(Exception,),
+        )
+        link = self._controller
+        if link is None or link.is_open():
+            return
+
+        async def connect_controller() -> bool:
+            await link.reconnect()
+            return link.is_open()
+
+        await wait_for(
+            "pytest-operator's controller connection to reconnect",
+            connect_controller,
+            bool,
+            timeout=timeout,
+            clock=self._clock,
+            interval=5.0,
+            retry_on=(Exception,),
+        )
+
+    async def ready_for_teardown(self, timeout: float = 300.0) -> None:
+        """Make sure whoever destroys this model can: after a node restart it may not.
+
+        If the libjuju connections are dead (a run that stopped before ``reconnect``), they
+        are made again, within ``timeout``. If the controller will not take a connection,
+        the model is destroyed through the ``juju`` CLI (bounded), and the owner is told to
+        forget it rather than call its dead connection.
+        """
+        link = self._controller
+        if connection_open(self.model) and (link is None or link.is_open()):
+            return
+        log.warning("libjuju connections are down before teardown; reconnecting")
+        try:
+            await self._reconnect_libjuju(timeout)
+            return
+        except WaitTimeout as error:
+            log.warning("%s", error)
+        if link is None:
+            return
+        try:
+            await self.cli.destroy_model(self._connect_name, timeout=timeout)
+            log.warning("model %s destroyed through the juju CLI", self._connect_name)
+        except HarnessError as error:
+            log.error(
+                "model %s could not be destroyed (%s); remove it with: "
+                "juju destroy-model %s --force --no-wait --destroy-storage",
+                self._connect_name,
+                error,
+                self._connect_name,
+            )
+        link.forget_model()
 
     # The model's logging-config: keep hook lines, restore only what we changed.
 

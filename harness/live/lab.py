@@ -10,24 +10,24 @@ model that could not be removed is named in one line with the command that remov
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
-import shutil
-import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from harness.errors import EnvironmentUnavailable, HarnessError, WaitTimeout
 from harness.live.clock import RealClock
 from harness.live.cluster_port import LiveClusterPort
 from harness.live.drivers import choose_driver
+from harness.live.drivers import controller_version as detect_controller_version
 from harness.live.juju_cli import JujuCLI, OpsTestJuju, SubprocessJuju
-from harness.live.juju_port import LiveJujuPort
+from harness.live.juju_port import LiveJujuPort, connection_open
 from harness.live.microk8s import MicroK8sNode
+from harness.live.process import ProcessRunner, run_process
 from harness.ports import Clock, Lab
+from harness.preflight import live_prerequisites_missing
 from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
@@ -49,29 +49,9 @@ def _stderr(line: str) -> None:
 
 def controller_reachable(timeout: float = 20.0) -> bool:
     """Fast check for ``--backend auto``: a current controller that answers its API."""
-    if shutil.which("juju") is None:
-        return False
-    try:
-        shown = subprocess.run(
-            ["juju", "show-controller", "--format", "json"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        if shown.returncode != 0 or not json.loads(shown.stdout or "{}"):
-            return False
-        # show-controller may answer from the local cache; `models` needs the API.
-        models = subprocess.run(
-            ["juju", "models", "--format", "json"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        return False
-    return models.returncode == 0
+    from harness.live.controller import check_controller
+
+    return check_controller(timeout).reachable
 
 
 def new_model_name() -> str:
@@ -92,7 +72,43 @@ def check_versions(client_major: int, controller_version: str | None) -> None:
         )
 
 
-def lab_from_ops_test(ops_test: Any, *, clock: Clock | None = None) -> Lab:
+class OpsTestController:
+    """pytest-operator's own controller connection (``ops_test._controller``).
+
+    Its teardown (``_cleanup_models`` -> ``forget_model``) destroys the model through this
+    connection (pytest-operator 0.43.2, plugin.py); after a node restart it is dead for
+    good unless someone connects it again, and a raise there leaves the model running.
+    """
+
+    def __init__(self, ops_test: Any) -> None:
+        self._ops_test = ops_test
+
+    def _controller(self) -> Any:
+        return getattr(self._ops_test, "_controller", None)
+
+    def is_open(self) -> bool:
+        controller = self._controller()
+        return controller is None or connection_open(controller)
+
+    async def reconnect(self) -> None:
+        controller = self._controller()
+        if controller is None:
+            return
+        kwargs = dict(getattr(self._ops_test, "_juju_connect_kwds", None) or {})
+        # Controller.connect disconnects first, then makes a new Connection.
+        await controller.connect(self._ops_test.controller_name, **kwargs)
+
+    def forget_model(self) -> None:
+        """Mark the current model kept: pytest-operator then forgets it without an RPC."""
+        alias = getattr(self._ops_test, "current_alias", None)
+        state = getattr(self._ops_test, "_models", {}).get(alias)
+        if state is not None:
+            state.keep = True
+
+
+def lab_from_ops_test(
+    ops_test: Any, *, clock: Clock | None = None, run: ProcessRunner = run_process
+) -> Lab:
     """A live Lab on pytest-operator's current model (``ops_test.model``).
 
     Reconnecting after a node restart reconnects that same ``Model`` object in place, so
@@ -107,8 +123,15 @@ def lab_from_ops_test(ops_test: Any, *, clock: Clock | None = None) -> Lab:
     clock = clock or RealClock()
     name = str(ops_test.model_name)
     full_name = str(ops_test.model_full_name or name)
-    cli = JujuCLI(OpsTestJuju(ops_test))
-    juju = LiveJujuPort(model, cli, model_name=name, clock=clock, connect_name=full_name)
+    cli = JujuCLI(OpsTestJuju(ops_test, run=run))
+    juju = LiveJujuPort(
+        model,
+        cli,
+        model_name=name,
+        clock=clock,
+        connect_name=full_name,
+        controller=OpsTestController(ops_test),
+    )
     _stderr(f"live model: {full_name} (namespace {name})")
     return Lab(
         backend="live",
@@ -119,7 +142,7 @@ def lab_from_ops_test(ops_test: Any, *, clock: Clock | None = None) -> Lab:
     )
 
 
-def lab_from_jubilant(juju: Any, *, clock: Clock | None = None) -> Lab:
+def lab_from_jubilant(juju: Any, *, clock: Clock | None = None, cli: JujuCLI | None = None) -> Lab:
     """A live Lab on the model a ``jubilant.Juju`` is bound to (pytest-jubilant's ``juju``).
 
     The model belongs to whoever made the ``Juju`` (pytest-jubilant creates and destroys it);
@@ -128,7 +151,7 @@ def lab_from_jubilant(juju: Any, *, clock: Clock | None = None) -> Lab:
     from harness.live.jubilant_port import JubilantJujuPort
 
     clock = clock or RealClock()
-    port = JubilantJujuPort(juju, clock=clock)
+    port = JubilantJujuPort(juju, clock=clock, cli=cli)
     _stderr(f"live model: {juju.model} (namespace {port.model_name}; Juju driver jubilant)")
     return Lab(
         backend="live",
@@ -145,6 +168,44 @@ def _jubilant_juju(model: str) -> Any:
     return jubilant.Juju(model=model)
 
 
+@contextmanager
+def pytest_live_lab(
+    driver: str,
+    fixture: Callable[[str], Any | None],
+    *,
+    keep_model: bool = False,
+    controller_version: Callable[[], str | None] = detect_controller_version,
+) -> Iterator[Lab]:
+    """The live Lab the pytest ``lab`` fixture yields, on the driver asked for.
+
+    ``fixture(name)`` gives another fixture's value, or None where no such fixture exists.
+    A repository on pytest-jubilant has a ``juju`` fixture (a ``jubilant.Juju`` bound to a
+    module's model): unless libjuju is forced, the Lab is built on it and the model stays
+    that fixture's to make and destroy. Otherwise the controller's version picks the
+    driver: libjuju through pytest-operator's ``ops_test``, or jubilant on a temporary model
+    of its own (``jubilant.temp_model``, kept with ``keep_model``). EnvironmentUnavailable
+    when no controller (or, for pytest-operator, no charmcraft) is there.
+    """
+    import jubilant
+
+    if driver != "libjuju":
+        given = fixture("juju")
+        if isinstance(given, jubilant.Juju):
+            yield lab_from_jubilant(given)
+            return
+    missing = live_prerequisites_missing(charmcraft=False)
+    if missing:
+        raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
+    if choose_driver(driver, controller_version()) == "jubilant":
+        with jubilant.temp_model(keep=keep_model) as juju:
+            yield lab_from_jubilant(juju)
+        return
+    missing = live_prerequisites_missing()
+    if missing:
+        raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
+    yield lab_from_ops_test(fixture("ops_test"))
+
+
 async def open_lab(lab: Lab) -> None:
     """Before hooks run: make the model keep uniter hook lines in its debug-log."""
     if isinstance(lab.juju, LiveJujuPort):
@@ -152,12 +213,18 @@ async def open_lab(lab: Lab) -> None:
 
 
 async def close_lab(lab: Lab) -> None:
-    """At teardown: restore the logging-config if (and only if) we changed it."""
-    if isinstance(lab.juju, LiveJujuPort):
-        try:
-            await lab.juju.restore_logging()
-        except Exception as error:  # teardown must not hide the run's own outcome
-            log.warning("could not restore logging-config: %s", error)
+    """At teardown: libjuju connected again if a node restart killed it, so the model's
+    owner can destroy it; the logging-config restored if (and only if) we changed it."""
+    if not isinstance(lab.juju, LiveJujuPort):
+        return
+    try:
+        await lab.juju.ready_for_teardown()
+    except Exception as error:  # teardown must not hide the run's own outcome
+        log.warning("could not make the model ready for teardown: %s", error)
+    try:
+        await lab.juju.restore_logging()
+    except Exception as error:
+        log.warning("could not restore logging-config: %s", error)
 
 
 async def _destroy(cli: JujuCLI, name: str, timeout: float, clock: Clock, echo: Echo) -> bool:
@@ -218,33 +285,36 @@ async def connect_lab(
     chosen = choose_driver(driver, details.get("agent-version") or await root.version())
     existing = await root.models()
     name = model or new_model_name()
-    created = name not in existing
-    if created:
-        await root.add_model(name)
-    echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {name})")
-
-    libjuju = None
-    juju: LiveJujuPort
-    if chosen == "jubilant":
-        from harness.live.jubilant_port import JubilantJujuPort
-
-        juju = JubilantJujuPort(jubilant_factory(name), clock=clock)
-    else:
-        libjuju = model_factory()
-        await libjuju.connect(name)
-        juju = LiveJujuPort(libjuju, cli_for(name), model_name=name, clock=clock)
-    lab = Lab(
-        backend="live",
-        juju=juju,
-        cluster=LiveClusterPort(name),
-        node=MicroK8sNode(clock=clock),
-        clock=clock,
-    )
+    created = False
+    libjuju: Any = None
+    lab: Lab | None = None
     try:
+        if name not in existing:
+            # Marked before the call: a timed-out add-model may still have made it.
+            created = True
+            await root.add_model(name)
+        echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {name})")
+        juju: LiveJujuPort
+        if chosen == "jubilant":
+            from harness.live.jubilant_port import JubilantJujuPort
+
+            juju = JubilantJujuPort(jubilant_factory(name), clock=clock, cli=cli_for(name))
+        else:
+            libjuju = model_factory()
+            await libjuju.connect(name)
+            juju = LiveJujuPort(libjuju, cli_for(name), model_name=name, clock=clock)
+        lab = Lab(
+            backend="live",
+            juju=juju,
+            cluster=LiveClusterPort(name),
+            node=MicroK8sNode(clock=clock),
+            clock=clock,
+        )
         await open_lab(lab)
         yield lab
     finally:
-        await close_lab(lab)
+        if lab is not None:
+            await close_lab(lab)
         try:
             if libjuju is not None:
                 await libjuju.disconnect()

@@ -103,12 +103,17 @@ class MicroK8sNode:
     async def version(self) -> str | None:
         if self._which("microk8s") is None:
             return None
-        try:
-            done = await self._run(["microk8s", "version"], timeout=30)
-        except ProcessTimeout:
-            return None
-        # "MicroK8s v1.28.3 revision 6089"
-        return (done.stdout.strip() or None) if done.ok else None
+        # Through sudo like every other call: a runner's user is rarely in the microk8s
+        # group, and without it `microk8s version` only says "Insufficient permissions".
+        for argv in (["sudo", "-n", "microk8s", "version"], ["microk8s", "version"]):
+            try:
+                done = await self._run(argv, timeout=30)
+            except ProcessTimeout:
+                continue
+            # "MicroK8s v1.28.3 revision 6089"
+            if done.ok and done.stdout.strip().startswith("MicroK8s"):
+                return done.stdout.strip()
+        return None
 
 
 def _tail(done: Completed) -> str:

@@ -13,6 +13,7 @@ from typing import Protocol
 from harness.errors import HarnessError
 
 NOT_FOUND = 127  # what a shell returns for a missing command
+KILL_WAIT = 10.0  # seconds to reap a killed process (SIGKILL cannot be ignored)
 
 
 @dataclass(frozen=True)
@@ -72,13 +73,25 @@ async def run_process(
     try:
         out, err = await asyncio.wait_for(proc.communicate(), timeout)
     except asyncio.TimeoutError:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        await proc.wait()
+        await _kill(proc)
         raise ProcessTimeout(argv, timeout or 0.0) from None
+    except BaseException:
+        # Cancelled (a signal, an outer timeout): never leave the command running behind us.
+        await _kill(proc)
+        raise
     return Completed(
         tuple(argv),
         proc.returncode if proc.returncode is not None else -1,
         out.decode("utf-8", "replace"),
         err.decode("utf-8", "replace"),
     )
+
+
+async def _kill(proc: asyncio.subprocess.Process) -> None:
+    """Kill ``proc`` and reap it, so a hung ``juju`` never outlives the call that ran it."""
+    if proc.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+    with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(proc.wait(), KILL_WAIT)

@@ -165,7 +165,7 @@ def _arrival(expectation: Expectation, deploy: Expectation | None) -> Arrival:
         )
     return Arrival(
         expectation=chosen,
-        same_name=expectation.unit_identity == "kept",
+        same_name=expectation.unit_identity == "kept" or expectation.unit_name == "reused",
         storage_kept=expectation.survives.get("storage", False),
         unit_databags="kept" if expectation.relation_data == "kept" else "empty",
     )

@@ -57,7 +57,9 @@ def test_ranges_of_one_disruption_do_not_overlap_and_cover_2_9_onwards() -> None
         groups.setdefault((entry.disruption, entry.variant), []).append((V(entry.juju_min), high))
     for key, ranges in groups.items():
         ranges.sort(key=lambda r: r[0])
-        assert ranges[0][0] == V("2.9"), key
+        # The main branch covers 2.9.0 on; a branch starts where its behaviour exists.
+        if key[1] is None:
+            assert ranges[0][0] == V("2.9"), key
         assert ranges[-1][1] is None, key
         for (_, high), (next_low, _) in itertools.pairwise(ranges):
             assert high == next_low, key  # contiguous: no overlap, no gap
@@ -122,7 +124,14 @@ def test_pod_template_changes_keep_relation_data_since_2_6_4() -> None:
         assert (bug.id, bug.kind, bug.fixed_in) == ("LP#1830745", "relation-data", "2.6.4")
         assert bug.is_fixed_in(V("2.9"))
         assert not bug.is_fixed_in(V("2.6.3"))
-        assert any(s.url == "https://github.com/juju/juju/pull/10270" for s in e.sources)
+        # What keeps a sidecar unit (and its databags): units keyed by ordinal.
+        keyed = [s for s in e.sources if "UpsertCAASUnit" in s.claim]
+        assert keyed
+        assert "relation" in keyed[0].checks
+        assert "zero running pods" in bug.notes
+        assert "0 pods reported running" in bug.quote
+    spec = load().expect("pod-spec-change", "3.6")
+    assert any(s.url == "https://github.com/juju/juju/pull/10270" for s in spec.sources)
 
 
 def test_termination_grace_period_splits_the_pod_replacing_ranges() -> None:
@@ -136,7 +145,8 @@ def test_container_restart_requires_pebble_ready_of_the_restarted_container() ->
     assert e.scope == "container"
     assert e.required_hooks(containers=["workload"]) == ("workload-pebble-ready",)
     charm = load().expect("container-restart", "3.6", variant="charm")
-    assert charm.hooks == ("start",)
+    assert charm.hooks == ("stop", "start")
+    assert load().expect("container-restart", "3.6", variant="charm-kill").hooks == ("start",)
 
 
 def test_scale_down_up_removes_units_and_deploys_new_ones() -> None:
@@ -156,9 +166,9 @@ def test_pebble_ready_is_required_after_the_pod_churn_sequence_but_unordered() -
         "start",
         "workload-pebble-ready",
     )
-    # No ordering against start: the only constraint is "after upgrade-charm".
-    pebble = next(h for h in e.optional if h.required)
-    assert pebble.where == "after:upgrade-charm"
+    # The fresh agent runs pebble-ready once idle after start (resolver order).
+    pebble = next(h for h in e.optional if h.required and "pebble" in h.hook)
+    assert pebble.where == "after:start"
 
 
 def test_deploy_sequence_depends_on_leadership() -> None:
@@ -185,7 +195,7 @@ def test_to_json_has_what_repro_predict_prints() -> None:
     assert data["survives"] == {"container-root": False, "charm-dir": False, "storage": True}
     assert all(s["url"].startswith("https://") for s in data["sources"])
     assert data["known_bugs"][0]["id"] == "LP#2021891"
-    assert data["juju"] == {"min": "3.3", "max": None}
+    assert data["juju"] == {"min": "3.6", "max": "4.0"}
 
 
 # ------------------------------------------------------------------------- errors
@@ -209,7 +219,7 @@ def test_a_version_before_2_9_is_not_covered() -> None:
 
 
 def test_an_unknown_variant_or_garbage_version_is_refused() -> None:
-    with pytest.raises(UnknownName, match="choose one of: charm"):
+    with pytest.raises(UnknownName, match="choose one of: charm, charm-kill"):
         load().expect("container-restart", "3.6", variant="sidecar")
     with pytest.raises(UnknownName, match="not a Juju version"):
         load().expect("pod-delete", "latest")
@@ -310,3 +320,212 @@ def test_templates_match_their_family_and_the_known_names_only() -> None:
     assert parse("start").match("start", {}) == ""
     assert not is_valid("{container}-relation-changed")
     assert not is_valid("starts")
+
+
+# ------------------------------------------------------- version splits (issue 11)
+
+PODS_REPLACED = ("pod-delete", "pod-spec-change", "charm-pod-spec-change", "resource-refresh")
+PODS_REPLACED += ("charm-refresh",)
+
+
+@pytest.mark.parametrize(
+    ("version", "grace", "budget"),
+    [
+        ("2.9.4", 30, 30),
+        ("2.9.31", 30, 30),
+        ("2.9.32", 300, 300),
+        ("2.9.36", 300, 300),
+        ("2.9.37", 300, 5),
+        ("2.9.42", 300, 5),
+        ("2.9.43", 300, 300),
+        ("3.0", 300, 5),
+        ("3.1.2", 300, 5),
+        ("3.1.3", 300, 300),
+        ("3.2", 300, 300),
+        ("3.3", 30, 30),
+        ("3.6", 30, 30),
+        ("4.0", 30, 30),
+    ],
+)
+def test_grace_period_and_stop_budget_per_version(version: str, grace: int, budget: int) -> None:
+    for name in PODS_REPLACED:
+        e = load().expect(name, version)
+        assert (e.termination_grace_seconds, e.stop_budget_seconds) == (grace, budget), name
+        assert any("timing" in s.checks for s in e.sources), name
+
+
+def test_before_2_9_4_a_new_pod_runs_neither_stop_nor_start() -> None:
+    for name in PODS_REPLACED:
+        e = load().expect(name, "2.9.3")
+        assert "stop" not in e.hooks, name
+        assert "start" not in e.hooks, name
+        assert e.stop_budget_seconds is None
+        assert load().expect(name, "2.9.4").hooks[0] == "stop"
+    assert load().expect("node-restart", "2.9.0").hooks == ()
+    assert load().expect("node-restart", "2.9.4").hooks == ("start",)
+
+
+def test_every_fresh_agent_runs_leader_settings_changed_then_every_pebble_ready() -> None:
+    containers = ["workload", "sidecar"]
+    for name in (*PODS_REPLACED, "node-restart"):
+        follower = load().expect(name, "3.6").required_hooks(containers, leader=False)
+        tail = ("start", "leader-settings-changed", "workload-pebble-ready")
+        assert follower[-4:-1] == tail, name
+        assert follower[-1] == "sidecar-pebble-ready", name
+        leader = load().expect(name, "3.6").required_hooks(containers, leader=True)
+        assert "leader-settings-changed" not in leader, name
+        # Juju 4.0 has no leader-settings-changed hook at all.
+        on_4 = load().expect(name, "4.0")
+        assert "leader-settings-changed" not in on_4.required_hooks(containers, leader=False)
+        assert all(h.hook != "leader-settings-changed" for h in on_4.optional), name
+
+
+def test_replayed_custom_notices_are_background_from_3_4() -> None:
+    assert "{container}-pebble-custom-notice" not in load().expect("pod-delete", "3.3").background
+    for name in (*PODS_REPLACED, "node-restart", "container-restart"):
+        assert "{container}-pebble-custom-notice" in load().expect(name, "3.4").background
+
+
+def test_container_restart_branches_by_container_and_signal() -> None:
+    c = load()
+    charm_term = c.expect("container-restart", "3.6", container="charm", signal="SIGTERM")
+    assert charm_term.variant == "charm"
+    assert charm_term.hooks == ("stop", "start")
+    assert charm_term.required_hooks(["workload"], leader=False)[-2:] == (
+        "leader-settings-changed",
+        "workload-pebble-ready",
+    )
+    for signal in ("KILL", "sigkill", "OOM", "9"):
+        kill = c.expect("container-restart", "3.6", container="charm", signal=signal)
+        assert (kill.variant, kill.hooks) == ("charm-kill", ("start",)), signal
+    for signal in (None, "TERM", "KILL", "OOM"):
+        workload = c.expect("container-restart", "3.6", container="workload", signal=signal)
+        assert workload.variant is None
+        assert workload.required_hooks(["workload"]) == ("workload-pebble-ready",)
+    # Charm container with no signal given: SIGTERM, as a `kill 1` sends.
+    assert c.expect("container-restart", "3.6", container="charm").variant == "charm"
+
+
+def test_charm_container_stop_budget_follows_pebbles_kill_delay() -> None:
+    c = load()
+    budgets = {
+        v: c.expect("container-restart", v, variant="charm").stop_budget_seconds
+        for v in ("2.9.36", "2.9.37", "2.9.43", "3.1.2", "3.1.3", "3.6")
+    }
+    assert budgets == {
+        "2.9.36": None,
+        "2.9.37": 5,
+        "2.9.43": 1800,
+        "3.1.2": 5,
+        "3.1.3": 1800,
+        "3.6": 1800,
+    }
+
+
+def test_pebble_state_survives_a_workload_container_restart_from_3_5() -> None:
+    assert load().expect("container-restart", "3.4").pebble_state == "lost"
+    assert load().expect("container-restart", "3.5").pebble_state == "kept"
+
+
+def test_a_bad_signal_or_a_contradicting_variant_is_a_one_line_error() -> None:
+    with pytest.raises(UnknownName, match=r"unknown signal 'HUP'.*TERM, KILL, OOM"):
+        load().expect("container-restart", "3.6", container="charm", signal="HUP")
+    with pytest.raises(UnknownName, match="contradicts"):
+        load().expect("container-restart", "3.6", variant="charm", container="workload")
+    with pytest.raises(UnknownName, match="container-restart only"):
+        load().expect("pod-delete", "3.6", container="charm")
+
+
+def test_every_pod_replacing_disruption_has_an_interrupted_stop_branch() -> None:
+    for name in PODS_REPLACED:
+        branches = load().branches(name, "3.6")
+        assert [b.branch for b in branches][:2] == ["main", "interrupted-stop"], name
+        interrupted = branches[1]
+        assert interrupted.selected_by == "stop-not-completed"
+        assert interrupted.hooks == ("stop", "start")
+        assert "upgrade-charm" not in interrupted.required_hooks(["workload"], leader=False)
+        assert "config-changed" not in interrupted.required_hooks(["workload"], leader=False)
+        with pytest.raises(UnknownName, match=r"exists from Juju 2\.9\.4"):
+            load().expect(name, "2.9.3", variant="interrupted-stop")
+
+
+def test_pod_spec_change_has_a_second_roll_branch() -> None:
+    second = load().expect("pod-spec-change", "3.6", variant="second-roll")
+    assert second.selected_by == "second-roll"
+    assert second.hooks == load().expect("pod-spec-change", "3.6").hooks * 2
+
+
+def test_scale_down_up_tears_down_fully_from_2_9_43_and_3_1_3() -> None:
+    names: dict[str, Any] = {"containers": ["workload"], "endpoints": ["db"], "storages": ["data"]}
+    for version in ("2.9.43", "3.1.3", "3.6"):
+        e = load().expect("scale-down-up", version)
+        assert e.required_hooks(**names) == (
+            "data-storage-detaching",
+            "db-relation-departed",
+            "db-relation-broken",
+            "stop",
+            "remove",
+        ), version
+    for version in ("2.9.42", "3.0", "3.1.2"):
+        assert load().expect("scale-down-up", version).required_hooks(**names) == (), version
+
+
+def test_scale_down_up_reuses_names_and_storage_with_empty_unit_databags() -> None:
+    e = load().expect("scale-down-up", "3.6")
+    assert (e.unit_name, e.unit_identity) == ("reused", "new")
+    assert e.survives["storage"] is True
+    assert (e.relation_data, e.app_relation_data) == ("lost", "kept")
+    assert any("UnitIntroduction" in s.claim for s in e.sources)
+
+
+def test_the_table_covers_every_boundary_the_issue_lists() -> None:
+    boundaries = {str(v) for v in load().boundaries()}
+    listed = {"2.9.0", "2.9.4", "2.9.32", "2.9.37", "2.9.43", "3.0.0", "3.1.3", "3.3.0"}
+    listed |= {"3.4.0", "3.5.0", "3.6.0", "4.0.0"}
+    assert listed <= boundaries
+
+
+def test_a_low_confidence_claim_says_why_and_no_text_says_how_it_was_written() -> None:
+    text = DEFAULT_PATH.read_text(encoding="utf-8")
+    for phrase in (
+        "could not be read",
+        "task brief",
+        "DESIGN.md",
+        "this environment",
+        "from here",
+    ):
+        assert phrase not in text, phrase
+    for entry in load().entries:
+        for source in entry.sources:
+            if source.confidence == "low":
+                assert source.unverified, (entry.label, source.claim)
+
+
+def test_the_lp2021891_expectation_is_the_reporters_own_words() -> None:
+    seed = (
+        "`upgrade-charm` is not fired when a pod is deleted with `kubectl delete pod` (or "
+        "`upgrade-charm` is fired after `sudo microk8s stop` and `sudo microk8s start`)"
+    )
+    for bug in load().bugs("LP#2021891"):
+        assert seed in bug.quote
+        assert "unverified" not in bug.notes
+
+
+def test_a_fact_with_a_gap_or_without_a_source_is_refused(tmp_path: Path) -> None:
+    doc = _raw()
+    doc["juju_facts"]["termination_grace_seconds"][1]["juju_min"] = "2.9.33"
+    with pytest.raises(CatalogueError, match=r"should start at 2\.9\.32"):
+        load(_write(tmp_path, doc))
+    doc = _raw()
+    del doc["juju_facts"]["stop_budget_seconds"][0]["ref"]
+    del doc["juju_facts"]["stop_budget_seconds"][0]["claim"]
+    with pytest.raises(CatalogueError, match="no source"):
+        load(_write(tmp_path, doc))
+
+
+def test_the_module_examples_hold() -> None:
+    import doctest
+
+    import harness.catalogue
+
+    assert doctest.testmod(harness.catalogue).failed == 0

@@ -114,7 +114,10 @@ _ORACLE = {
     "ok": re.compile(_ENTITY + r'INFO juju\.worker\.uniter\.operation ran "(?P<hook>[^"]+)" hook'),
     "failed": re.compile(
         _ENTITY + r'ERROR juju\.worker\.(?:uniter\.operation hook "(?P<hook>[^"]+)".* failed'
-        r'|meterstatus error running "(?P<meter>[^"]+)")'
+        r'|meterstatus error running "(?P<meter>[^"]+)": (?!charm missing))'
+    ),
+    "not-run": re.compile(
+        _ENTITY + r'ERROR juju\.worker\.meterstatus error running "(?P<hook>[^"]+)": charm missing'
     ),
     "terminated": re.compile(
         _ENTITY + r'\w+ juju\.worker\.uniter\.operation hook "(?P<hook>[^"]+)" was terminated'
@@ -156,10 +159,14 @@ def test_timeline_json_on_every_sample(capsys: pytest.CaptureFixture[str], path:
         assert record["time"]
         if record["kind"] == "hook":
             assert record["hook"]
-            assert record["outcome"] in ("ok", "failed", "terminated", "skipped")
+            outcomes = ("ok", "failed", "terminated", "skipped", "not-run")
+            if record["source"] == "ops-log":
+                outcomes = (None,)  # ops logs that an event began, not how it ended
+            assert record["outcome"] in outcomes
+    uniter = [r for r in records if r["source"] == "debug-log"]
     seen = [
         (r["unit"], r.get("hook", ""), r["outcome"] if r["kind"] == "hook" else r["kind"])
-        for r in records
+        for r in uniter
         if r["kind"] == "reboot" or (r["kind"] == "hook" and r["outcome"] != "skipped")
     ]
     assert seen == oracle(path)
@@ -176,7 +183,8 @@ def test_timeline_finds_the_hooks_of_the_reboot_sample(capsys: pytest.CaptureFix
     tail = names[names.index("stop") :]
     assert tail[:5] == ["stop", "upgrade-charm", "config-changed", "reboot", "start"]
     assert {"unit": "alertmanager/0", "time": "08:36:50", "kind": "hook",
-            "hook": "alertmanager-pebble-ready", "outcome": "terminated"} in records  # fmt: skip
+            "hook": "alertmanager-pebble-ready", "outcome": "terminated",
+            "source": "debug-log"} in records  # fmt: skip
 
 
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
@@ -260,6 +268,51 @@ def test_timeline_says_when_nothing_was_found(
     assert code == 0
     assert json.loads(out) == []
     assert err.strip() == "repro: no hook lines in empty.log"
+
+
+def test_timeline_reads_a_gzipped_log_and_a_log_with_a_bom(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import gzip
+
+    path = SAMPLES / "debuglog_2.9.32_k8s_prometheus_unit_lifecycle.txt"
+    text = path.read_text("utf-8")
+    _, plain, _ = repro(capsys, "timeline", str(path), "--format", "json")
+    zipped = tmp_path / "debug-log.txt.gz"
+    zipped.write_bytes(gzip.compress(text.encode()))
+    first_hook = next(i for i, line in enumerate(text.splitlines()) if 'ran "' in line)
+    bom = tmp_path / "from-windows.txt"
+    bom.write_text("\ufeff" + "\n".join(text.splitlines()[first_hook:]) + "\n", "utf-8")
+
+    code, from_gz, err = repro(capsys, "timeline", str(zipped), "--format", "json")
+    assert code == 0
+    assert "no hook lines" not in err
+    assert json.loads(from_gz) == json.loads(plain)
+
+    code, from_bom, _ = repro(capsys, "timeline", str(bom), "--format", "json")
+    assert code == 0
+    assert json.loads(from_bom)[0]["hook"] == "install"  # the first line's hook
+
+
+def test_timeline_of_a_log_with_only_ops_event_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLES / "debuglog_2.9.31_k8s_traefik_ops_events_only_full.txt"
+
+    code, out, err = repro(capsys, "timeline", str(path), "--format", "text")
+
+    assert code == 0
+    assert "no hook lines" not in err
+    lines = out.splitlines()
+    assert lines[2].split()[-2:] == ["leader-elected", "[ops]"]
+    assert any("[re-emitted] update-status (deferred earlier) [ops]" in line for line in lines)
+
+
+def test_timeline_shows_a_hook_that_was_not_run(capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLES / "debuglog_3.6.6_machine_postgresql_with_date_head200.txt"
+
+    code, out, _ = repro(capsys, "timeline", str(path))
+
+    assert code == 0
+    assert out.splitlines()[0].endswith("meter-status-changed (not run: charm missing from disk)")
 
 
 class _WatchedInput:
@@ -379,7 +432,8 @@ def test_matrix_finds_bundles_recursively(
     code, out, _ = repro(capsys, "matrix", str(tmp_path / "a"), str(tmp_path / "b"))
 
     assert code == 0
-    rows = [line for line in out.splitlines() if line.startswith("| pod-delete")]
+    runs = out.split("## By Juju series")[0]  # the per-run table
+    rows = [line for line in runs.splitlines() if line.startswith("| pod-delete")]
     assert [row.split(" | ")[1] for row in rows] == ["2.9.43", "3.6.1"]
     assert rows[1].rstrip(" |").endswith("| 1 | 1")  # one deviation, one known bug
     assert rows[0].rstrip(" |").endswith("| 0 | 1")

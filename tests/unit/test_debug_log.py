@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from samples import load_sample, sample_names
+from samples import SAMPLES, load_sample, sample_names
 
 from harness.observations import HookRecord
 from harness.observe.debug_log import (
@@ -14,6 +15,7 @@ from harness.observe.debug_log import (
     hook_names,
     parse_line,
     parse_lines,
+    parse_ops_line,
     unit_from_entity,
 )
 
@@ -123,10 +125,10 @@ EXPECTED: dict[str, list[Row]] = {
             "grafana-dashboard-relation-joined",
         ),
     ],
-    # A machine model: machine-0 lines are skipped; the meter-status worker reports its
-    # hook as `error running "meter-status-changed": charm missing from disk` at ERROR.
+    # A machine model: machine-0 lines are skipped; the meter-status worker reports it could
+    # not run its hook: `error running "meter-status-changed": charm missing from disk`.
     "debuglog_3.6.6_machine_postgresql_with_date_head200.txt": [
-        ("postgresql/0", "hook", "meter-status-changed", "failed"),
+        ("postgresql/0", "hook", "meter-status-changed", "not-run"),
         *ok(
             "postgresql/0",
             "archive-storage-attached",
@@ -148,7 +150,14 @@ EXPECTED: dict[str, list[Row]] = {
 
 def test_every_debug_log_sample_has_expectations() -> None:
     names = sample_names("debuglog_") + sample_names("agentlogfile_")
-    assert set(names) - {"debuglog_3.6.3_k8s_cos_lite_full.txt"} == set(EXPECTED)
+    # The full logs are checked by counts (cos-lite) and against jhack (the ops logs).
+    full = {
+        "debuglog_3.6.3_k8s_cos_lite_full.txt",
+        "debuglog_2.9.31_k8s_traefik_ops_events_only_full.txt",
+        "debuglog_3.6.6_machine_postgresql_uniter_and_ops_full.txt",
+        "debuglog_k8s_parca_relation_prefix_failed_hook.txt",
+    }
+    assert set(names) - full == set(EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -516,3 +525,168 @@ def test_hook_names_filters_unit_and_outcome() -> None:
 )
 def test_unit_from_entity(entity: str, unit: str | None) -> None:
     assert unit_from_entity(entity) == unit
+
+
+# --- ops' event lines: a second, charm-side source ---------------------------------------
+
+JHACK = json.loads((SAMPLES / "jhack_tail_captured.json").read_text("utf-8"))
+
+
+def test_the_jhack_comparison_covers_every_sample_with_ops_lines() -> None:
+    with_ops = [n for n in sample_names("debuglog_") if "Emitting " in load_sample(n)]
+    assert sorted(JHACK["samples"]) == with_ops
+    assert "debuglog_2.9.31_k8s_traefik_ops_events_only_full.txt" in with_ops
+
+
+@pytest.mark.parametrize("name", sorted(JHACK["samples"]))
+def test_every_event_jhack_finds_is_found(name: str) -> None:
+    """jhack's own tail parser on its own test logs: each event it captured, we capture."""
+    records = list(parse_lines(load_sample(name).splitlines(), ops=True))
+    ours: dict[str, list[tuple[str, str]]] = {}
+    for r in records:
+        # A hook the uniter ran is an event ops emitted (ops' line joined into it).
+        how = {"hook": "emitted", "action": "emitted", "re-emitted": "re-emitted"}.get(r.kind)
+        if how and r.hook:
+            name_ = r.hook.replace("-", "_") + ("_action" if r.kind == "action" else "")
+            ours.setdefault(r.unit, []).append((name_, how))
+    theirs: dict[str, list[tuple[str, str]]] = {}
+    for unit, event, how in JHACK["samples"][name]:
+        theirs.setdefault(unit, []).append((event, how))
+
+    assert theirs
+    for unit, events in theirs.items():
+        missing = Counter(events) - Counter(ours.get(unit, []))
+        assert not missing, f"{unit}: jhack found, we did not: {missing}"
+        emitted = [e for e in events if e[1] == "emitted"]
+        assert _is_subsequence(emitted, [e for e in ours[unit] if e[1] == "emitted"])
+
+
+def _is_subsequence(short: list[tuple[str, str]], long: list[tuple[str, str]]) -> bool:
+    rest = iter(long)
+    return all(item in rest for item in short)
+
+
+def test_a_log_without_uniter_lines_gives_ops_hooks() -> None:
+    records = parse_sample("debuglog_2.9.31_k8s_traefik_ops_events_only_full.txt")
+    assert [r for r in records if r.kind == "hook"] == []  # the uniter's view: no hook
+
+    records = list(
+        parse_lines(
+            load_sample("debuglog_2.9.31_k8s_traefik_ops_events_only_full.txt").splitlines(),
+            ops=True,
+        )
+    )
+    hooks = [r.hook for r in records if r.kind == "hook"]
+    assert hooks[:4] == [
+        "install",
+        "leader-elected",
+        "configurations-storage-attached",
+        "config-changed",
+    ]
+    ops = [r for r in records if r.source == "ops-log"]
+    assert len(ops) == len(records) - 2  # and the agent's two starts
+    assert {r.kind for r in ops} == {"hook", "deferred", "re-emitted"}
+    assert all(r.outcome is None for r in ops)  # ops says it began, not how it ended
+
+
+def test_uniter_and_ops_lines_of_one_hook_are_joined() -> None:
+    text = load_sample("debuglog_3.6.6_machine_postgresql_uniter_and_ops_full.txt")
+    joined = list(parse_lines(text.splitlines(), ops=True))
+    uniter = list(parse_lines(text.splitlines()))
+
+    # Every uniter record is kept, in order; ops' copies of those hooks are gone.
+    assert [r for r in joined if r.source == "debug-log"] == uniter
+    assert not [r for r in joined if r.source == "ops-log" and r.kind == "hook"]
+    marked = [(r.kind, r.hook) for r in joined if r.source == "ops-log"]
+    assert ("re-emitted", "leader-elected") in marked
+    assert ("deferred", "config-changed") in marked
+
+
+def ops_log(message: str, unit: str = "probe/0", time: str = "10:00:01") -> str:
+    entity = "unit-" + unit.replace("/", "-")
+    return f"{entity}: {time} DEBUG unit.{unit}.juju-log {message}"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        pytest.param(
+            ops_log("Emitting Juju event workload_pebble_ready."),
+            ("probe/0", "hook", "workload-pebble-ready", ""),
+            id="emitted",
+        ),
+        pytest.param(
+            ops_log("database:5: root:Emitting Juju event database_relation_changed."),
+            ("probe/0", "hook", "database-relation-changed", "on database:5"),
+            id="relation-and-logger-prefix",
+        ),
+        pytest.param(
+            ops_log("Emitting Juju event journal_action."),
+            ("probe/0", "action", "journal", ""),
+            id="action",
+        ),
+        pytest.param(
+            ops_log("Emitting custom event <DatabaseCreatedEvent via ProbeCharm/on/created[7]>."),
+            (
+                "probe/0",
+                "custom-event",
+                "created",
+                "custom event DatabaseCreatedEvent: charm code, not a Juju hook",
+            ),
+            id="custom",
+        ),
+        pytest.param(
+            # ops 2.x/3.x: framework.py says which of the queue it is.
+            ops_log(
+                "ops.framework:Re-emitting deferred event "
+                "<StartEvent via ProbeCharm/on/start[3]> (1 of 2 in queue)."
+            ),
+            ("probe/0", "re-emitted", "start", "deferred earlier"),
+            id="re-emitted-with-queue",
+        ),
+        pytest.param(
+            ops_log("Re-emitting <UpdateStatusEvent via TraefikCharm/on/update_status[16]>."),
+            ("probe/0", "re-emitted", "update-status", "deferred earlier"),
+            id="re-emitted-before-ops-2.1",
+        ),
+        pytest.param(
+            ops_log("Deferring <ConfigChangedEvent via ProbeCharm/on/config_changed[46]>."),
+            ("probe/0", "deferred", "config-changed", "deferred by the charm"),
+            id="deferred",
+        ),
+    ],
+)
+def test_ops_lines(line: str, expected: tuple[str, str, str, str]) -> None:
+    record = parse_ops_line(line)
+
+    assert record is not None
+    assert (record.unit, record.kind, record.hook, record.detail) == expected
+    assert record.source == "ops-log"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        ops_log("Emitting Juju event start, said the charm, quoting ops"),
+        "machine-0: 10:00:01 DEBUG unit.probe/0.juju-log Emitting Juju event start.",
+        "unit-probe-0: 10:00:01 DEBUG juju.worker.uniter Emitting Juju event start.",
+    ],
+    ids=["not-ops-sentence", "not-a-unit-entity", "not-juju-log"],
+)
+def test_lines_that_only_look_like_ops(line: str) -> None:
+    assert parse_ops_line(line) is None
+
+
+def test_a_byte_order_mark_does_not_hide_the_first_hook() -> None:
+    first = "\ufeff" + log(f'ran "install" hook {DISPATCH}')
+
+    records = list(parse_lines([first, log(f'ran "start" hook {DISPATCH}')]))
+
+    assert [r.hook for r in records] == ["install", "start"]
+
+
+def test_a_hook_the_meter_status_worker_could_not_run_is_not_a_failure() -> None:
+    record = parse_sample("debuglog_3.6.6_machine_postgresql_with_date_head200.txt")[0]
+
+    assert (record.hook, record.outcome) == ("meter-status-changed", "not-run")
+    assert record.detail == "charm missing from disk"

@@ -292,3 +292,205 @@ def test_each_path_is_listed_once_and_the_matrix_agrees_with_the_report(
     _, table, _ = repro(capsys, "matrix", str(folder))
     kept, watched = map(int, re.search(r"kept (\d+)/(\d+);", table).groups())  # type: ignore[union-attr]
     assert (kept, watched) == (unchanged, changed + unchanged)
+
+
+# --- 11. strings from a bundle are text, not markup -----------------------------------------
+
+HOSTILE = '<img src=x onerror="alert(1)">'
+
+
+def _hostile_evidence() -> Any:
+    from dataclasses import replace
+
+    from evidence_samples import evidence
+
+    value = evidence()
+    findings = tuple(
+        replace(f, observed=f"{f.observed} {HOSTILE} | `x`", source="javascript:alert(1)")
+        for f in value.findings
+    )
+    hooks = tuple(replace(h, detail=HOSTILE) for h in value.hooks)
+    return replace(
+        value,
+        scenario=f"<script>{HOSTILE}</script>",
+        disruption=HOSTILE,
+        findings=findings,
+        hooks=hooks,
+        error=HOSTILE,
+        commands=("juju deploy probe", "```", HOSTILE),
+    )
+
+
+def test_the_report_and_the_matrix_show_bundle_strings_as_text() -> None:
+    from harness.evidence.matrix import render_matrix
+    from harness.evidence.report import render_report
+
+    report = render_report(_hostile_evidence())
+    # Inside the fenced block of commands, text is shown as code: only outside it matters.
+    outside = report.split("```sh", 1)[0] + report.split("```sh", 1)[1].split("\n```\n", 1)[1]
+    for rendered in (outside, render_matrix([_hostile_evidence()])):
+        assert "<img" not in rendered
+        assert "<script" not in rendered
+        assert "](javascript:" not in rendered
+        assert "&lt;img src=x" in rendered
+
+    commands = report.split("## Reproduce", 1)[1]
+    assert commands.count("```") == 2  # a command cannot close the block early
+
+
+def test_timeline_markdown_shows_log_strings_as_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "debug.log"
+    log.write_text(
+        'unit-probe-0: 10:00:00 ERROR juju.worker.uniter.operation hook "start" failed: '
+        f"{HOSTILE}\n",
+        "utf-8",
+    )
+
+    code, out, _ = repro(capsys, "timeline", str(log), "--format", "md")
+
+    assert code == 0
+    assert "<img" not in out
+    assert "&lt;img" in out
+
+
+def test_the_schema_allows_names_of_the_known_shapes_only() -> None:
+    from dataclasses import replace
+
+    from evidence_samples import evidence
+
+    from harness.evidence.bundle import schema_errors, to_json_dict
+
+    assert schema_errors(to_json_dict(evidence())) == []
+    bad = to_json_dict(replace(evidence(), scenario="<b>pod-delete</b>", disruption="a b"))
+    bad["hooks"][0]["unit"] = "<i>probe</i>/0"
+    errors = schema_errors(bad)
+    assert any(e.startswith("scenario:") for e in errors)
+    assert any(e.startswith("disruption:") for e in errors)
+    assert any(e.startswith("hooks/0/unit:") for e in errors)
+
+
+# --- 13. a juju that hangs during backend detection -----------------------------------------
+
+
+def _fake_juju(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hangs: str) -> None:
+    """A `juju` on PATH that answers show-controller but never answers ``hangs``."""
+    import harness.live.controller as controller
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "juju"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "{hangs}" ]; then exec sleep 300; fi\n'
+        'if [ "$1" = "show-controller" ]; then echo \'{"microk8s": {}}\'; exit 0; fi\n'
+        "echo '{\"models\": []}'\n"
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(controller, "CONTROLLER_TIMEOUT", 1.0)
+    monkeypatch.setattr(controller, "NOTICE_AFTER", 0.2)
+
+
+@pytest.mark.parametrize(
+    ("hangs", "command"),
+    [("models", "juju models --format json"), ("show-controller", "juju show-controller")],
+)
+def test_auto_says_what_it_waits_for_and_what_did_not_answer(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    hangs: str,
+    command: str,
+) -> None:
+    _fake_juju(tmp_path, monkeypatch, hangs)
+
+    code, out, err = repro(capsys, "run", SCENARIO, "--dry-run")
+
+    assert code == 0
+    assert f"repro: waiting for `{command}" in err
+    assert "giving up after 1s" in err
+    first = out.splitlines()[0]
+    assert first.startswith("backend: twin (")
+    assert command in first
+    assert "did not answer within 1s" in first
+
+
+def test_live_names_the_command_that_did_not_answer_and_does_not_say_bootstrap(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _fake_juju(tmp_path, monkeypatch, "models")
+
+    code, _out, err = repro(
+        capsys, "run", SCENARIO, "--backend", "live", "--evidence-dir", str(tmp_path / "ev")
+    )
+
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("repro: `juju models --format json` did not answer within 1s")
+    assert "bootstrap" not in last
+    assert "juju status" in last
+
+
+# --- 12. --juju: a version the catalogue can judge, or a plain note ----------------------
+
+
+@pytest.mark.parametrize("given", ["2.9.43.1.2", "", "3", "latest", "3.6;rm"])
+def test_juju_must_be_a_whole_version(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    _nothing_may_run(monkeypatch)
+
+    code, out, err = repro(capsys, "run", SCENARIO, "--backend", "twin", "--juju", given)
+
+    assert code == 2
+    assert out == ""
+    assert err.strip().splitlines() == [
+        f"repro: not a Juju version: {given!r} (use a version such as 3.6, 2.9.43 or 3.0-beta4)"
+    ]
+
+
+def test_a_juju_older_than_the_catalogue_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _nothing_may_run(monkeypatch)
+
+    code, out, err = repro(capsys, "run", SCENARIO, "--backend", "twin", "--juju", "2.8")
+
+    assert code == 2
+    assert out == ""
+    assert err.strip().splitlines() == [
+        "repro: the catalogue cannot judge Juju 2.8: it covers Juju 2.9 and later "
+        "(pass --juju 2.9 or newer)"
+    ]
+
+
+def test_a_juju_past_the_catalogue_says_it_is_extrapolated(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--juju", "9.9", "--dry-run"
+    )
+
+    assert code == 0
+    note = out.splitlines()[1]
+    assert note.startswith("note: the catalogue's ranges name Juju 2.x, 3.x")
+    assert "Juju 9.9 is judged by its newest range" in note
+    assert note.endswith("an extrapolation")
+
+    _, known, _ = repro(capsys, "run", SCENARIO, "--backend", "twin", "--juju", "3.6", "--dry-run")
+    assert "extrapolation" not in known
+
+
+def test_the_juju_2_warning_of_ops_scenario_is_shown_once_per_run(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from harness.cli import main; sys.exit(main())",
+         "run", SCENARIO, "--backend", "twin", "--juju", "2.9.43",
+         "--evidence-dir", str(tmp_path)],
+        capture_output=True, text=True, env=child_env(), check=False, timeout=300,
+    )  # fmt: skip
+
+    assert done.returncode in (0, 1), done.stderr
+    both = done.stdout + done.stderr
+    assert both.count("Juju 2.x is closed and unsupported") == 1

@@ -29,9 +29,10 @@ from samples import load_sample
 
 from harness.errors import UnknownName, WaitTimeout
 from harness.live.drivers import choose_driver
-from harness.live.jubilant_port import MODEL_LESS_VERBS, JubilantJujuPort
-from harness.live.juju_cli import JujuCLI
+from harness.live.jubilant_port import JubilantJujuPort
+from harness.live.juju_cli import JujuCLI, SubprocessJuju
 from harness.live.juju_port import HOOK_LOG_MODULES, LiveJujuPort
+from harness.live.process import Completed
 from harness.ports import AppSpec
 
 STATUS_3 = load_sample("status_json_3.1.2_k8s_cos_lite.json")
@@ -46,13 +47,11 @@ AGENT = {"3.6": "3.6.1", "4.0": "4.0.1"}
 class RecordedCLI:
     """``juju <args>`` answered by the first matching argv prefix; every call recorded.
 
-    Serves the libjuju driver as an async ``JujuRunner`` and the jubilant driver as the side
-    effect of the autospecced ``Juju.cli`` (sync, raising ``jubilant.CLIError`` like it).
+    Both drivers run the ``juju`` CLI through a ``JujuRunner``: this is one.
     """
 
     def __init__(self, juju: str) -> None:
         self.calls: list[tuple[str, ...]] = []
-        self.model_flags: list[tuple[tuple[str, ...], bool]] = []
         self._answers: list[tuple[tuple[str, ...], list[tuple[int, str, str]]]] = []
         self.effects: dict[tuple[str, ...], Callable[[], None]] = {}
         self.answer(("version",), 0, VERSION_OUT[juju] + "\n")
@@ -84,15 +83,6 @@ class RecordedCLI:
 
     async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
         return self.lookup(args)
-
-    def jubilant_cli(
-        self, *args: str, include_model: bool = True, stdin: str | None = None
-    ) -> str:
-        self.model_flags.append((tuple(args), include_model))
-        rc, out, err = self.lookup(args)
-        if rc != 0:
-            raise jubilant.CLIError(rc, ["juju", *args], out, err)
-        return out
 
     def verbs(self) -> list[tuple[str, ...]]:
         return [c for c in self.calls if c[0] not in ("version", "show-controller")]
@@ -175,8 +165,8 @@ def autospec_juju(cli: RecordedCLI, config: dict[str, str], model: str) -> Any:
     """jubilant's ``Juju`` autospecced: its CLI answered by ``cli``, model config in ``config``."""
     library = create_autospec(jubilant.Juju, instance=True)
     library.model = model
-    library.cli_binary = "juju"
-    library.cli.side_effect = cli.jubilant_cli
+    library.cli_binary = "/snap/bin/juju"
+    library.cli.side_effect = AssertionError("the CLI runs through run_process, not Juju.cli")
 
     def model_config(
         values: Mapping[str, str] | None = None, reset: str | Sequence[str] = ()
@@ -197,7 +187,9 @@ def _jubilant(juju: str) -> Driven:
     config: dict[str, str] = {}
     library = autospec_juju(cli, config, "mk8s:admin/test-model")
     driven = Driven("jubilant", juju, None, cli, library, FakeClock(), config)  # type: ignore[arg-type]
-    driven.port = JubilantJujuPort(library, clock=driven.clock, reconnect_timeout=120)
+    driven.port = JubilantJujuPort(
+        library, clock=driven.clock, cli=JujuCLI(cli), reconnect_timeout=120
+    )
     return driven
 
 
@@ -372,32 +364,41 @@ async def test_reconnect_gives_up_naming_the_last_error(driven: Driven) -> None:
 # --- jubilant only: what the thread and the model flag do ------------------------------
 
 
-async def test_jubilant_names_the_model_except_on_model_less_verbs() -> None:
-    driven = _jubilant("4.0")
-    await driven.port.versions()
-    flags = dict(driven.cli.model_flags)
-    assert flags[("version",)] is False
-    assert flags[("show-controller", "--format", "json")] is False
-    assert flags[("status", "--format", "json")] is True
-    assert {"version", "show-controller", "add-model", "destroy-model"} <= MODEL_LESS_VERBS
+async def test_jubilant_binds_the_cli_to_its_own_binary_and_model() -> None:
+    library = autospec_juju(RecordedCLI("4.0"), {}, "mk8s:admin/test-model")
+    seen: list[tuple[tuple[str, ...], Mapping[str, str] | None, float | None]] = []
+
+    async def run(
+        argv: Sequence[str], *, env: Mapping[str, str] | None = None, timeout: float | None = None
+    ) -> Completed:
+        seen.append((tuple(argv), env, timeout))
+        return Completed(tuple(argv), 0, STATUS_3, "")
+
+    port = JubilantJujuPort(library, clock=FakeClock())
+    assert isinstance(port.cli.runner, SubprocessJuju)
+    port.cli.runner._run = run  # the process runner, which kills what overruns its timeout
+    await port.statuses()
+    ((argv, env, timeout),) = seen
+    assert argv == ("/snap/bin/juju", "status", "--format", "json")
+    assert env == {"JUJU_MODEL": "mk8s:admin/test-model"}
+    assert timeout is not None
 
 
 async def test_jubilant_calls_run_off_the_event_loop() -> None:
     driven = _jubilant("4.0")
-    loop_thread: list[bool] = []
+    in_loop: list[bool] = []
 
-    def cli(*args: str, include_model: bool = True, stdin: str | None = None) -> str:
+    def deploy(*args: Any, **kwargs: Any) -> None:
         try:
             asyncio.get_running_loop()
-            loop_thread.append(True)
+            in_loop.append(True)
         except RuntimeError:
-            loop_thread.append(False)
-        return driven.cli.jubilant_cli(*args, include_model=include_model)
+            in_loop.append(False)
 
-    driven.library.cli.side_effect = cli
-    await driven.port.statuses()
-    assert loop_thread
-    assert not any(loop_thread)
+    driven.library.deploy.side_effect = deploy
+    driven.model_config["logging-config"] = "<root>=INFO"
+    await driven.port.deploy(AppSpec("probe", "/c/probe.charm"))
+    assert in_loop == [False]
 
 
 def test_jubilant_needs_a_model() -> None:
@@ -456,3 +457,25 @@ def test_a_driver_that_cannot_talk_to_the_controller_is_refused(
 
     with pytest.raises(HarnessError, match=message):
         choose_driver(requested, juju)
+
+
+async def test_a_node_restart_on_juju_40_waits_for_the_controller_through_the_cli() -> None:
+    from live_fakes import FakeCluster, FakeNode
+
+    from harness.disrupt import get
+    from harness.disrupt.base import Target
+    from harness.ports import Lab
+
+    driven = _jubilant("4.0")
+    down = (1, "", "ERROR cannot connect to API: dial tcp 10.152.183.5:17070: connect: refused")
+    starting = (1, "", "ERROR opening API connection: 503 Service Unavailable")
+    node = FakeNode(
+        on_stop=lambda: driven.cli.script(("status",), down, down, starting, (0, STATUS_3, ""))
+    )
+    lab = Lab("live", driven.port, FakeCluster(), node, driven.clock)
+    steps = await get("node-restart").apply(lab, Target("alertmanager"))
+    assert node.calls == ["stop", "start", "wait_ready"]
+    assert steps[-1].name == "wait for the Juju controller and reconnect"
+    assert driven.cli.calls.count(("status", "--format", "json")) == 4
+    # No websocket to revive, nothing of jubilant's to reconnect: each look is a new process.
+    driven.library.cli.assert_not_called()

@@ -24,6 +24,7 @@ from harness.live import cluster_port
 from harness.live.cluster_port import (
     KILL_PID1,
     LIST_FILES_SCRIPT,
+    REQUEST_TIMEOUT,
     WRITE_FILE_SCRIPT,
     KubeApis,
     LiveClusterPort,
@@ -81,7 +82,9 @@ async def test_pods_are_found_by_juju_sidecar_label_and_named_by_unit() -> None:
     )
     pods = await LiveClusterPort(NS, apis=kube).pods("probe")
     recorded = kube.core.list_namespaced_pod.call_args
-    assert recorded == call(NS, label_selector="app.kubernetes.io/name=probe")
+    assert recorded == call(
+        NS, label_selector="app.kubernetes.io/name=probe", _request_timeout=REQUEST_TIMEOUT
+    )
     assert replay(k8s.CoreV1Api, "list_namespaced_pod", recorded).args[0] == (
         "/api/v1/namespaces/{namespace}/pods"
     )
@@ -111,7 +114,9 @@ async def test_delete_pod_and_patch_template() -> None:
     kube = apis()
     cluster = LiveClusterPort(NS, apis=kube)
     await cluster.delete_pod("probe-0")
-    kube.core.delete_namespaced_pod.assert_called_once_with("probe-0", NS)
+    kube.core.delete_namespaced_pod.assert_called_once_with(
+        "probe-0", NS, _request_timeout=REQUEST_TIMEOUT
+    )
     replay(k8s.CoreV1Api, "delete_namespaced_pod", kube.core.delete_namespaced_pod.call_args)
 
     await cluster.patch_pod_template("probe", {"lifecycle-harness/disrupted-at": "t1"})
@@ -123,6 +128,7 @@ async def test_delete_pod_and_patch_template() -> None:
                 "template": {"metadata": {"annotations": {"lifecycle-harness/disrupted-at": "t1"}}}
             }
         },
+        _request_timeout=REQUEST_TIMEOUT,
     )
     http = replay(
         k8s.AppsV1Api,
@@ -159,6 +165,7 @@ async def test_exec_streams_the_command_and_reads_the_exit_code() -> None:
         stdout=True,
         tty=False,
         _preload_content=False,
+        _request_timeout=REQUEST_TIMEOUT,
     )
     recorded = fake_stream.call_args
     http = replay(
@@ -294,6 +301,8 @@ async def test_server_version() -> None:
         platform="linux/amd64",
     )
     assert await LiveClusterPort(NS, apis=kube).server_version() == "v1.28.3"
+    kube.version.get_code.assert_called_once_with(_request_timeout=REQUEST_TIMEOUT)
+    replay(k8s.VersionApi, "get_code", kube.version.get_code.call_args)
     kube.version.get_code.side_effect = OSError("down")
     assert await LiveClusterPort(NS, apis=kube).server_version() is None
 

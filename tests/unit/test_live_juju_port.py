@@ -7,7 +7,7 @@ that asserts the exact argv for Juju 2.9 and 3.x and answers with recorded real 
 
 from __future__ import annotations
 
-import inspect
+import importlib.metadata
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -18,14 +18,12 @@ from juju.application import Application
 from juju.client import client as juju_client
 from juju.model import Model
 from live_fakes import FakeClock
-from pytest_operator.plugin import OpsTest
 from samples import load_sample
 
 from harness.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
 from harness.live.juju_cli import (
     JujuCLI,
     JujuCLIError,
-    OpsTestJuju,
     SubprocessJuju,
     action_param,
 )
@@ -38,6 +36,7 @@ from harness.live.juju_port import (
 from harness.live.process import Completed
 from harness.ports import AppSpec
 
+LIBJUJU_MAJOR = int(importlib.metadata.version("juju").split(".")[0])
 STATUS_29 = load_sample("status_json_2.9.32_k8s_prometheus_traefik.json")
 STATUS_3 = load_sample("status_json_3.1.2_k8s_cos_lite.json")
 
@@ -104,6 +103,7 @@ async def test_run_action_argv_follows_the_detected_client_version(
     version: str, expected: tuple[str, ...]
 ) -> None:
     runner = FakeRunner(version)
+    runner.answer(expected[:1], 0, '{"probe/0": {"status": "completed", "results": {}}}')
     await JujuCLI(runner).run_action("probe/0", "journal", {"since": 0})
     assert runner.without_version() == [expected]
 
@@ -209,19 +209,45 @@ async def test_subprocess_runner_binds_the_model_with_juju_model() -> None:
     assert seen == [(("juju", "status"), {"JUJU_MODEL": "ctl:admin/m1"}, 30)]
 
 
-async def test_ops_test_runner_goes_through_ops_test_juju() -> None:
-    ops_test = create_autospec(OpsTest, instance=True)
-    ops_test.juju.return_value = (None, "3.6.1-genericlinux-amd64\n", "")
-    rc, out, _ = await OpsTestJuju(ops_test)(["version"], 10)
-    ops_test.juju.assert_awaited_once_with("version")
-    assert rc == -1  # ops_test reports None when the process was not waited on
-    assert out.startswith("3.6.1")
+async def test_a_task_juju_could_not_schedule_says_why() -> None:
+    """``juju run`` exits 0 with nothing on stdout when no task was made; stderr says why."""
+    runner = FakeRunner()
+    runner.answer(("run",), 0, "", 'ERROR unit "probe/0" is not alive\n')
+    with pytest.raises(JujuCLIError) as raised:
+        await JujuCLI(runner).run_action("probe/0", "journal")
+    assert 'unit "probe/0" is not alive' in str(raised.value)
+    assert raised.value.command.startswith("juju run probe/0 journal")
 
 
 # --- the port: libjuju calls ------------------------------------------------------------
 
 
 # Every spec field reaching Model.deploy: tests/unit/test_juju_port_contract.py (both drivers).
+
+
+async def test_deploy_of_a_bundle_app_passes_revision_constraints_storage() -> None:
+    # postgresql-k8s as canonical/postgresql-k8s-bundle releases/latest/k8s deploys it.
+    model = model_mock()
+    model.get_config.return_value = {
+        "logging-config": juju_client.ConfigValue(value="<root>=INFO")
+    }
+    spec = AppSpec(
+        "postgresql-k8s",
+        "postgresql-k8s",
+        channel="edge",
+        trust=True,
+        resources={"postgresql-image": "18"},
+        revision=19,
+        constraints="arch=amd64",
+        storage={"pgdata": "kubernetes,1,1024"},
+    )
+    await port(FakeRunner(), model).deploy(spec)
+    _, kwargs = model.deploy.await_args
+    # libjuju sets a charmhub resource override as its revision: an int, not text.
+    assert kwargs["resources"] == {"postgresql-image": 18}
+    assert kwargs["revision"] == 19
+    assert kwargs["constraints"] == "arch=amd64"
+    assert kwargs["storage"] == {"pgdata": "kubernetes,1,1024"}
 
 
 async def test_deploy_of_a_local_charm_uses_an_absolute_path_and_no_channel() -> None:
@@ -237,54 +263,16 @@ async def test_deploy_of_a_local_charm_uses_an_absolute_path_and_no_channel() ->
     assert "channel" not in kwargs
 
 
-class Model29(Model):  # type: ignore[misc]
-    """libjuju 2.9's Model.deploy signature: a series, no base (for a 2.9 controller)."""
-
-    async def deploy(  # type: ignore[override]
-        self,
-        entity_url: str,
-        application_name: str | None = None,
-        bind: Any = None,
-        budget: Any = None,
-        channel: str | None = None,
-        config: Any = None,
-        constraints: Any = None,
-        force: bool = False,
-        num_units: int = 1,
-        overlays: Any = (),
-        plan: Any = None,
-        resources: Any = None,
-        series: str | None = None,
-        revision: Any = None,
-        storage: Any = None,
-        to: Any = None,
-        devices: Any = None,
-        trust: bool = False,
-        attach_storage: Any = (),
-    ) -> None: ...
-
-
-async def test_deploy_on_libjuju_29_turns_the_base_into_a_series() -> None:
-    model = create_autospec(Model29, instance=True)
-    model.get_config.return_value = {
-        "logging-config": juju_client.ConfigValue(value="<root>=INFO")
-    }
-    assert "base" not in inspect.signature(model.deploy).parameters
-    await port(FakeRunner("2.9.49-ubuntu-amd64"), model).deploy(
-        AppSpec("probe", "probe", base="ubuntu@22.04")
-    )
-    assert model.deploy.await_args.kwargs["series"] == "jammy"
-    assert "base" not in model.deploy.await_args.kwargs
-
-
 async def test_integrate_uses_integrate_on_libjuju_3_and_add_relation_on_29() -> None:
-    model = model_mock()
-    await port(FakeRunner(), model).integrate("probe:database", "mysql-router-k8s:database")
-    model.integrate.assert_awaited_once_with("probe:database", "mysql-router-k8s:database")
-    model.add_relation.assert_not_awaited()
+    if LIBJUJU_MAJOR >= 3:
+        model = model_mock()
+        await port(FakeRunner(), model).integrate("probe:database", "mysql-router-k8s:database")
+        model.integrate.assert_awaited_once_with("probe:database", "mysql-router-k8s:database")
+        model.add_relation.assert_not_awaited()
 
     old = model_mock()
-    del old.integrate  # libjuju 2.9 has no Model.integrate
+    if hasattr(old, "integrate"):
+        del old.integrate  # as libjuju 2.9's Model, which has none
     await port(FakeRunner("2.9.49-ubuntu-amd64"), old).integrate("a:x", "b:y")
     old.add_relation.assert_awaited_once_with("a:x", "b:y")
 

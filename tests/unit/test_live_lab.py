@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from unittest.mock import create_autospec
 
 import pytest
+import websockets
+from controller_fakes import ControllerWorld, ops_test_for
 from juju.client import client as juju_client
 from juju.model import Model
-from live_fakes import FakeClock, FakeJujuRunner
+from live_fakes import FakeClock, FakeJujuRunner, FakeNode
 from pytest_operator.plugin import OpsTest
 
+import harness.live.controller as controller_module
+from harness.disrupt.base import Target
+from harness.disrupt.node_restart import NodeRestart
 from harness.errors import EnvironmentUnavailable
-from harness.live import lab as lab_module
 from harness.live.juju_cli import JujuCLI
 from harness.live.juju_port import LiveJujuPort
 from harness.live.lab import (
@@ -24,6 +32,118 @@ from harness.live.lab import (
     lab_from_ops_test,
     open_lab,
 )
+from harness.live.process import Completed
+
+
+class ProcessRecorder:
+    """A process runner that records (argv, env) and answers every command with success."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[tuple[str, ...], dict[str, str]]] = []
+
+    async def __call__(
+        self, argv: Sequence[str], *, env: Any = None, timeout: float | None = None
+    ) -> Completed:
+        self.calls.append((tuple(argv), dict(env or {})))
+        out = "3.6.1-genericlinux-amd64\n" if tuple(argv[1:]) == ("version",) else "{}"
+        return Completed(tuple(argv), 0, out, "")
+
+
+def world_cli(world: ControllerWorld) -> Any:
+    """The `juju` CLI against the world: refused while the controller is down."""
+
+    async def run(argv: Sequence[str], *, env: Any = None, timeout: float | None = None) -> Any:
+        args = tuple(argv[1:])
+        if args == ("version",):
+            return Completed(tuple(argv), 0, "3.6.1-genericlinux-amd64\n", "")
+        if not world.up:
+            return Completed(tuple(argv), 1, "", "ERROR cannot connect to API: refused\n")
+        if args[0] == "destroy-model":
+            name = args[1].rpartition(":")[2]
+            if name in world.models:
+                world.models.remove(name)
+        return Completed(tuple(argv), 0, "{}", "")
+
+    return run
+
+
+class WorldNode(FakeNode):
+    """A node whose stop takes the controller down with it."""
+
+    def __init__(self, world: ControllerWorld) -> None:
+        super().__init__()
+        self.world = world
+
+    async def stop(self) -> None:
+        await super().stop()
+        await self.world.stop()
+
+    async def start(self) -> None:
+        await super().start()
+        self.world.start()
+
+
+async def connected_ops_test(world: ControllerWorld, tmp_path: Path) -> Any:
+    ops_test = ops_test_for(world, tmp_path, "test-node-restart-ab12")
+    await ops_test._controller.connect("mk8s")
+    await ops_test.model.connect("mk8s:test-node-restart-ab12")
+    return ops_test
+
+
+async def test_a_node_restart_kills_libjujus_connections_for_good() -> None:
+    """What the fake pins down about libjuju: after the watcher's failed reconnect,
+    ``reconnect()`` returns at once and every RPC raises until a new connection is made."""
+    world = ControllerWorld()
+    conn = await world.open_connection()
+    await world.stop()
+    assert conn.monitor.close_called.is_set()
+    world.start()
+    await conn.reconnect()  # returns at once: close_called is set
+    assert not conn.is_open
+    # libjuju 2.9.49.1 builds its ConnectionClosed with an argument list websockets 13 no
+    # longer takes, so there the dead RPC raises TypeError instead: raises all the same.
+    with pytest.raises((websockets.exceptions.ConnectionClosed, TypeError)):
+        await conn.rpc({"type": "ModelManager", "request": "ListModels"})
+
+
+async def test_teardown_after_a_node_restart_destroys_the_model(tmp_path: Path) -> None:
+    world = ControllerWorld()
+    ops_test = await connected_ops_test(world, tmp_path)
+    lab = lab_from_ops_test(ops_test, clock=FakeClock(), run=world_cli(world))
+    lab = dataclasses.replace(lab, node=WorldNode(world))
+    await NodeRestart().apply(lab, Target("probe"))
+    await close_lab(lab)
+    await ops_test._cleanup_models()  # pytest-operator's own teardown, unchanged
+    assert world.models == []
+    assert any(m.get("request") == "DestroyModels" for m in world.sent)
+
+
+async def test_teardown_reconnects_when_the_run_stopped_before_reconnecting(
+    tmp_path: Path,
+) -> None:
+    world = ControllerWorld()
+    ops_test = await connected_ops_test(world, tmp_path)
+    lab = lab_from_ops_test(ops_test, clock=FakeClock(), run=world_cli(world))
+    await world.stop()
+    world.start()  # the node came back, but the run raised before lab.juju.reconnect()
+    await close_lab(lab)
+    await ops_test._cleanup_models()
+    assert world.models == []
+
+
+async def test_a_controller_that_stays_down_is_destroyed_by_cli_or_named(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    world = ControllerWorld()
+    ops_test = await connected_ops_test(world, tmp_path)
+    clock = FakeClock()
+    lab = lab_from_ops_test(ops_test, clock=clock, run=world_cli(world))
+    await world.stop()  # and it never comes back
+    await close_lab(lab)
+    await ops_test._cleanup_models()  # must not raise on the dead connection
+    assert clock.elapsed >= 300  # a bounded wait on the Lab's clock, not forever
+    assert "juju destroy-model mk8s:test-node-restart-ab12 --force" in caplog.text
+
 
 CONTROLLER = json.dumps({"mk8s": {"details": {"agent-version": "3.6.1", "cloud": "microk8s"}}})
 
@@ -43,7 +163,7 @@ def ops_test_mock() -> Any:
     ops_test.model = libjuju_model()
     ops_test.model_name = "test-pod-delete-ab12"
     ops_test.model_full_name = "mk8s:admin/test-pod-delete-ab12"
-    ops_test.juju.return_value = (0, "{}", "")
+    ops_test.jujudata = SimpleNamespace(path="/tmp/juju-data")
     return ops_test
 
 
@@ -54,7 +174,8 @@ async def test_lab_from_ops_test_wraps_its_model_and_its_juju(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     ops_test = ops_test_mock()
-    lab = lab_from_ops_test(ops_test, clock=FakeClock())
+    runner = ProcessRecorder()
+    lab = lab_from_ops_test(ops_test, clock=FakeClock(), run=runner)
     assert lab.backend == "live"
     assert not lab.simulated
     assert lab.juju.model_name == "test-pod-delete-ab12"
@@ -62,22 +183,26 @@ async def test_lab_from_ops_test_wraps_its_model_and_its_juju(
     assert isinstance(lab.juju, LiveJujuPort)
     assert lab.juju.model is ops_test.model
     await lab.juju.trust("mysql-k8s")
-    ops_test.juju.assert_awaited_with("trust", "mysql-k8s", "--scope=cluster")
+    assert runner.calls[-1] == (
+        ("juju", "trust", "mysql-k8s", "--scope=cluster"),
+        {"JUJU_DATA": "/tmp/juju-data", "JUJU_MODEL": "mk8s:admin/test-pod-delete-ab12"},
+    )
     assert "mk8s:admin/test-pod-delete-ab12" in capsys.readouterr().err
 
 
 async def test_reconnect_reconnects_ops_tests_own_model_in_place() -> None:
     ops_test = ops_test_mock()
-    lab = lab_from_ops_test(ops_test, clock=FakeClock())
+    runner = ProcessRecorder()
+    lab = lab_from_ops_test(ops_test, clock=FakeClock(), run=runner)
     await lab.juju.reconnect()
-    ops_test.juju.assert_any_await("status", "--format", "json")
+    assert ("juju", "status", "--format", "json") in [argv for argv, _ in runner.calls]
     ops_test.model.disconnect.assert_awaited_once_with()
     ops_test.model.connect.assert_awaited_once_with("mk8s:admin/test-pod-delete-ab12")
 
 
 async def test_open_and_close_keep_hook_lines_then_restore() -> None:
     ops_test = ops_test_mock()
-    lab = lab_from_ops_test(ops_test, clock=FakeClock())
+    lab = lab_from_ops_test(ops_test, clock=FakeClock(), run=ProcessRecorder())
     await open_lab(lab)
     await close_lab(lab)
     calls = [c.args[0]["logging-config"] for c in ops_test.model.set_config.await_args_list]
@@ -166,6 +291,27 @@ async def test_a_new_model_is_created_printed_and_destroyed_with_force() -> None
     assert model.set_config.await_args_list[-1].args[0] == {"logging-config": "<root>=WARNING"}
 
 
+async def test_a_failed_connect_still_destroys_the_model_it_created() -> None:
+    controller = Controller()
+    model = libjuju_model()
+    model.connect.side_effect = ConnectionRefusedError(111, "Connection refused")
+    lines: list[str] = []
+    with pytest.raises(ConnectionRefusedError):
+        async with connect_lab(
+            None,
+            False,
+            echo=lines.append,
+            clock=FakeClock(),
+            cli_for=controller.cli_for,
+            model_factory=lambda: model,
+        ):
+            pass
+    created = [c[1] for c in controller.calls(None) if c[0] == "add-model"]
+    assert created
+    assert created[0] not in controller.models
+    assert lines[-1] == f"model {created[0]} destroyed"
+
+
 async def test_keep_leaves_the_new_model_and_says_how_to_remove_it() -> None:
     controller = Controller()
     lines: list[str] = []
@@ -252,8 +398,8 @@ def test_controller_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     def run(argv: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
         return answers[argv[1]]
 
-    monkeypatch.setattr(lab_module.shutil, "which", lambda _: "/snap/bin/juju")
-    monkeypatch.setattr(lab_module.subprocess, "run", run)
+    monkeypatch.setattr(controller_module.shutil, "which", lambda _: "/snap/bin/juju")
+    monkeypatch.setattr(controller_module.subprocess, "run", run)
     answers["show-controller"] = subprocess.CompletedProcess([], 0, CONTROLLER, "")
     answers["models"] = subprocess.CompletedProcess([], 0, '{"models": []}', "")
     assert controller_reachable() is True
@@ -267,8 +413,8 @@ def test_controller_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     def hang(argv: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
         raise subprocess.TimeoutExpired(argv, 20)
 
-    monkeypatch.setattr(lab_module.subprocess, "run", hang)
+    monkeypatch.setattr(controller_module.subprocess, "run", hang)
     assert controller_reachable() is False
 
-    monkeypatch.setattr(lab_module.shutil, "which", lambda _: None)
+    monkeypatch.setattr(controller_module.shutil, "which", lambda _: None)
     assert controller_reachable() is False

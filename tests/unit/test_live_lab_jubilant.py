@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+import jubilant
 import pytest
 from live_fakes import FakeClock
 from test_juju_port_contract import RecordedCLI, autospec_juju
+from test_live_lab import ops_test_mock
 
-from harness.errors import HarnessError
+from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.live import lab as lab_module
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.juju_cli import JujuCLI
-from harness.live.lab import close_lab, connect_lab, lab_from_jubilant, open_lab
+from harness.live.lab import (
+    close_lab,
+    connect_lab,
+    lab_from_jubilant,
+    open_lab,
+    pytest_live_lab,
+)
 
 
 class Controller:
@@ -88,7 +98,7 @@ async def test_forcing_libjuju_on_a_40_controller_is_refused_before_any_model_is
 async def test_a_jubilant_juju_bound_to_a_model_becomes_a_lab() -> None:
     controller = Controller("3.6")
     juju = controller.juju("mk8s:admin/charm-test")
-    lab = lab_from_jubilant(juju, clock=FakeClock())
+    lab = lab_from_jubilant(juju, clock=FakeClock(), cli=JujuCLI(controller))
     assert lab.backend == "live"
     assert lab.juju.model_name == "charm-test"
     assert lab.cluster.namespace == "charm-test"
@@ -96,3 +106,41 @@ async def test_a_jubilant_juju_bound_to_a_model_becomes_a_lab() -> None:
     assert "juju.worker.uniter" in controller.config["logging-config"]
     await close_lab(lab)
     assert controller.config["logging-config"] == "<root>=WARNING"
+
+
+@pytest.mark.parametrize(
+    ("controller_at", "driver"), [("4.0.1", "jubilant"), ("3.6.1", "libjuju")]
+)
+def test_without_a_juju_fixture_the_controller_picks_the_driver(
+    monkeypatch: pytest.MonkeyPatch, controller_at: str, driver: str
+) -> None:
+    controller = Controller(controller_at[:3])
+    made: list[bool] = []
+
+    @contextlib.contextmanager
+    def temp_model(keep: bool = False) -> Iterator[Any]:
+        made.append(keep)
+        yield controller.juju("mk8s:admin/jubilant-0a1b2c3d")
+
+    monkeypatch.setattr(jubilant, "temp_model", temp_model)
+    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
+    ops_test = ops_test_mock()
+    fixtures = {"ops_test": ops_test, "juju": None}
+    with pytest_live_lab(
+        "auto", fixtures.get, keep_model=True, controller_version=lambda: controller_at
+    ) as lab:
+        assert lab.juju.driver == driver  # type: ignore[attr-defined]
+    assert made == ([True] if driver == "jubilant" else [])
+
+
+def test_no_controller_is_an_environment_error_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        lab_module, "live_prerequisites_missing", lambda **_: "the `juju` CLI is not on PATH"
+    )
+    with (
+        pytest.raises(EnvironmentUnavailable, match="not on PATH"),
+        pytest_live_lab("auto", lambda name: None),
+    ):
+        pass

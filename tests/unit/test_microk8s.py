@@ -111,3 +111,30 @@ async def test_version() -> None:
     runner = Runner({version: [ok(version, "MicroK8s v1.28.3 revision 6089\n")]})
     assert await node(runner).version() == "MicroK8s v1.28.3 revision 6089"
     assert await node(Runner(), microk8s=False).version() is None
+
+
+async def test_the_version_is_read_through_sudo_where_the_group_is_missing() -> None:
+    plain = ("microk8s", "version")
+    sudo = ("sudo", "-n", "microk8s", "version")
+    refused = Completed(
+        plain,
+        1,
+        "Insufficient permissions to access MicroK8s.\n"
+        "You can either try again with sudo or add the user runner to the 'microk8s' group:\n",
+        "",
+    )
+    runner = Runner({plain: [refused], sudo: [ok(sudo, "MicroK8s v1.28.3 revision 6089\n")]})
+    assert await node(runner).version() == "MicroK8s v1.28.3 revision 6089"
+
+
+async def test_no_version_at_all_is_none_not_an_error() -> None:
+    sudo = ("sudo", "-n", "microk8s", "version")
+    plain = ("microk8s", "version")
+    runner = Runner(
+        {
+            sudo: [Completed(sudo, 1, "", "sudo: a password is required")],
+            plain: [ProcessTimeout(plain, 30)],
+        }
+    )
+    assert await node(runner).version() is None
+    assert await node(runner, microk8s=False).version() is None

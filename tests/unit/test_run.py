@@ -512,3 +512,45 @@ def test_a_folder_that_cannot_be_written_at_the_end_gives_way_to_a_fallback(
         for line in lines
     )
     assert taken.read_text("utf-8").startswith("something else")  # never overwritten
+
+
+def ops_line(unit: str, when: datetime, event: str) -> str:
+    entity = "unit-" + unit.replace("/", "-")
+    stamp = when.strftime("%Y-%m-%d %H:%M:%S")
+    return f"{entity}: {stamp} DEBUG unit.{unit}.juju-log Emitting Juju event {event}."
+
+
+def test_units_without_uniter_lines_are_judged_on_ops_event_lines(
+    tmp_path: Path, fakes: Fakes
+) -> None:
+    lab, port = make_lab()
+
+    class OpsOnlyForTheRouter(FakeDisruption):
+        async def apply(self, lab: Lab, target: Target) -> tuple[Step, ...]:
+            start = lab.clock.now()
+            for unit in target.units:
+                when = lab.clock.now()
+                if unit.startswith("mysql-router-k8s/"):
+                    # logging-config filtered the uniter: only ops' DEBUG lines remain.
+                    port.log.append(ops_line(unit, when, "stop"))
+                    port.log.append(ops_line(unit, when, "start"))
+                    port.log.append(ops_line(unit, when, "journal_action"))
+                else:
+                    port.log.append(ops_line(unit, when, "stop"))  # joined with the next
+                    port.log.append(log_line(unit, when, "stop"))
+                    port.log.append(log_line(unit, when, "start"))
+            return (Step(f"delete {target.app}", start.isoformat(), lab.clock.now().isoformat()),)
+
+    fakes.disruption = OpsOnlyForTheRouter()
+
+    result, _ = run(lab, tmp_path / "run")
+
+    hooks = [(h.unit, h.kind, h.hook, h.source) for h in result.evidence.hooks]
+    assert hooks == [
+        ("mysql-router-k8s/0", "hook", "stop", "ops-log"),
+        ("mysql-router-k8s/0", "hook", "start", "ops-log"),
+        ("mysql-router-k8s/0", "action", "journal", "ops-log"),
+        ("probe/0", "hook", "stop", "debug-log"),
+        ("probe/0", "hook", "start", "debug-log"),
+    ]
+    assert fakes.judged[0][3] == result.evidence.hooks

@@ -144,12 +144,12 @@ def test_storage_mounts_survive_a_new_pod(tmp_path: Path) -> None:
     result = run_disruption(ctx, deployed(tmp_path), "pod-delete", storage_mounts={"data"})
     assert result.read_text("sidecar", "/data/kept.txt") == "sidecar file"
     assert result.read_text("router", CONFIG) is None
-    # A new unit gets a new volume.
+    # Scaled down and up: the new unit (same name) gets the old unit's volume again.
     (tmp_path / "again").mkdir()
-    fresh = run_disruption(
+    again = run_disruption(
         ctx, deployed(tmp_path / "again"), "scale-down-up", storage_mounts={"data"}
     )
-    assert fresh.read_text("sidecar", "/data/kept.txt") is None
+    assert again.read_text("sidecar", "/data/kept.txt") == "sidecar file"
 
 
 def test_local_stored_state_is_lost_with_the_pod_and_kept_by_a_node_restart(

@@ -25,16 +25,17 @@ def expect(name: str, variant: str | None = None) -> Any:
     return load().expect(name, V36, variant=variant)
 
 
-def test_node_restart_adds_pebble_ready_only_when_containers_restarted() -> None:
+def test_node_restart_runs_pebble_ready_on_every_fresh_agent() -> None:
+    # The Pebble poller's boot ids are in memory: a fresh agent fires every pebble-ready.
     names: dict[str, Any] = {"containers": ["app"], "endpoints": [], "storages": []}
     restarted = plan(expect("node-restart"), leader=True, triggers=("pebble-ready",), **names)
     untouched = plan(expect("node-restart"), leader=True, **names)
-    assert restarted == ("start", "app-pebble-ready")
-    assert untouched == ("start",)
-    assert "leader-settings-changed" in plan(expect("node-restart"), leader=False, **names)
+    assert restarted == untouched == ("start", "app-pebble-ready")
+    follower = plan(expect("node-restart"), leader=False, **names)
+    assert follower == ("start", "leader-settings-changed", "app-pebble-ready")
 
 
-def test_teardown_hooks_come_before_remove_on_scale_down() -> None:
+def test_teardown_hooks_come_before_stop_and_remove_on_scale_down() -> None:
     hooks = plan(
         expect("scale-down-up"),
         containers=["app"],
@@ -43,9 +44,11 @@ def test_teardown_hooks_come_before_remove_on_scale_down() -> None:
         leader=True,
         triggers=("relation-departed", "relation-broken", "storage-detaching"),
     )
-    assert hooks[0] == "stop"
-    assert hooks[-1] == "remove"
-    assert {"db-relation-departed", "db-relation-broken", "data-storage-detaching"} <= set(hooks)
+    assert hooks[-2:] == ("stop", "remove")
+    assert {"db-relation-departed", "db-relation-broken", "data-storage-detaching"} <= set(
+        hooks[:-2]
+    )
+    assert hooks.index("db-relation-departed") < hooks.index("db-relation-broken")
 
 
 def test_every_hook_maps_to_an_ops_testing_event_or_says_why_not() -> None:

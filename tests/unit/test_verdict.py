@@ -149,8 +149,7 @@ def test_pod_delete_as_catalogued_is_all_match_plus_the_known_bug() -> None:
         expect("pod-delete"),
         POD_DELETE_BEFORE,
         POD_DELETE_AFTER,
-        # pebble-ready before start: Juju gives no ordering guarantee between them.
-        records(["stop", "upgrade-charm", "config-changed", "workload-pebble-ready", "start"]),
+        records(["stop", "upgrade-charm", "config-changed", "start", "workload-pebble-ready"]),
         units=[UNIT],
         containers={"probe": ["workload"]},
         watched_layers=LAYERS,
@@ -221,17 +220,43 @@ def test_a_hook_nobody_expects_is_a_deviation() -> None:
     assert "unexpected: install (#1)" in finding.detail
 
 
-def test_pebble_ready_has_no_order_against_start_but_must_follow_the_new_charm() -> None:
+def test_pebble_ready_of_the_new_pod_must_follow_start() -> None:
     e = expect("pod-delete")
+    # The fresh agent runs pebble-ready only once idle, after the implicit start.
     before_start = ["stop", "upgrade-charm", "workload-pebble-ready", "config-changed", "start"]
-    assert judge_sequence(e, before_start, subject=UNIT, containers=["workload"]).verdict == (
-        "match"
-    )
+    finding = judge_sequence(e, before_start, subject=UNIT, containers=["workload"])
+    assert finding.verdict == "deviation"
+    assert "missing: workload-pebble-ready (after:start)" in finding.detail
     # Only the old pod's pebble-ready, before the new charm arrived: the new one is missing.
     old_pod_only = ["workload-pebble-ready", "stop", "upgrade-charm", "config-changed", "start"]
     finding = judge_sequence(e, old_pod_only, subject=UNIT, containers=["workload"])
     assert finding.verdict == "deviation"
-    assert "missing: workload-pebble-ready (after:upgrade-charm)" in finding.detail
+    assert "missing: workload-pebble-ready (after:start)" in finding.detail
+
+
+def test_a_non_leader_must_run_leader_settings_changed_after_start_before_4_0() -> None:
+    fresh = ["stop", "upgrade-charm", "config-changed", "start", "workload-pebble-ready"]
+    follower = judge_sequence(
+        expect("pod-delete", "3.6"), fresh, subject=UNIT, containers=["workload"], leader=False
+    )
+    assert follower.verdict == "deviation"
+    assert "missing: leader-settings-changed (after:start)" in follower.detail
+    with_it = [*fresh[:4], "leader-settings-changed", fresh[4]]
+    assert (
+        judge_sequence(
+            expect("pod-delete", "3.6"),
+            with_it,
+            subject=UNIT,
+            containers=["workload"],
+            leader=False,
+        ).verdict
+        == "match"
+    )
+    # Juju 4.0 has no leader-settings-changed at all.
+    on_4 = judge_sequence(
+        expect("pod-delete", "4.0"), fresh, subject=UNIT, containers=["workload"], leader=False
+    )
+    assert on_4.verdict == "match", on_4.detail
 
 
 def test_background_and_leadership_hooks_are_allowed_where_declared() -> None:
@@ -242,8 +267,8 @@ def test_background_and_leadership_hooks_are_allowed_where_declared() -> None:
             "update-status",
             "upgrade-charm",
             "config-changed",
-            "leader-settings-changed",
             "start",
+            "leader-settings-changed",
             "workload-pebble-ready",
             "database-relation-changed",
         ],
@@ -253,11 +278,10 @@ def test_background_and_leadership_hooks_are_allowed_where_declared() -> None:
     )
     assert finding.verdict == "match", finding.detail
     assert "ignored background: update-status, database-relation-changed" in finding.detail
-    assert "allowed optional: leader-settings-changed" in finding.detail
     # leader-settings-changed is for followers only.
     leader = judge_sequence(
         expect("pod-delete"),
-        ["stop", "upgrade-charm", "config-changed", "leader-settings-changed", "start"],
+        ["stop", "upgrade-charm", "config-changed", "start", "leader-settings-changed"],
         subject=UNIT,
         leader=True,
     )
@@ -418,7 +442,11 @@ def test_node_restart_giving_only_start_is_the_known_bug() -> None:
     assert finding.verdict == "known-bug"
     assert finding.subject == "LP#2021891 probe/0"
     assert finding.observed == "start"
-    assert finding.expected == "reporter: stop -> upgrade-charm -> config-changed -> start"
+    assert finding.expected == "reporter: upgrade-charm -> start"
+    # The reporter's own words, from the bug report; nothing about how it was written.
+    assert "`upgrade-charm` is fired after `sudo microk8s stop` and `sudo" in finding.detail
+    assert "could not be read" not in finding.detail
+    assert "task brief" not in finding.detail
     same_as_pod_delete = ["stop", "upgrade-charm", "config-changed", "start"]
     assert judge_known_bug(bug, same_as_pod_delete).verdict == "match"
     assert judge_known_bug(bug, ["install", "start", "start"]).verdict == "deviation"
@@ -494,39 +522,65 @@ def test_container_restart_without_pebble_ready_is_a_deviation() -> None:
     assert "unexpected: start (#1)" in finding.detail
 
 
-def test_scale_down_up_judges_removed_and_new_units() -> None:
-    old, new = "probe/0", "probe/1"
+def test_scale_down_up_new_units_reuse_the_names_and_storage_with_empty_databags() -> None:
+    unit = "probe/0"
     before = snapshot(
-        pods=[pod("u0", {"charm": 0, "workload": 0}, unit=old)],
-        relations=[bag({"a": "1"}, owner=old, seen_by=old), bag({"app": "1"}, owner="probe")],
-        units=[old],
+        pods=[pod("u0", {"charm": 0, "workload": 0}, unit=unit)],
+        file_states=files(unit, journal=DIGEST_D, charm_dir=DIGEST_C),
+        relations=[bag({"a": "1"}, owner=unit, seen_by=unit), bag({"app": "1"}, owner="probe")],
+        units=[unit],
     )
     after = snapshot(
-        pods=[pod("u9", {"charm": 0, "workload": 0}, unit=new)],
-        relations=[bag({"app": "1"}, owner="probe", seen_by=new)],
-        units=[new],
+        pods=[pod("u9", {"charm": 0, "workload": 0}, unit=unit)],
+        file_states=files(unit, journal=DIGEST_D, charm_dir=ABSENT),
+        relations=[bag({}, owner=unit, seen_by=unit), bag({"app": "1"}, owner="probe")],
+        units=[unit],
     )
     hooks = records(
-        ["database-relation-departed", "stop", "database-relation-broken", "remove"], unit=old
-    )
-    hooks += records(
-        ["install", "leader-elected", "config-changed", "start", "workload-pebble-ready"], unit=new
+        [
+            "journal-storage-detaching",
+            "database-relation-departed",
+            "database-relation-broken",
+            "stop",
+            "remove",
+            "install",
+            "leader-elected",
+            "journal-storage-attached",
+            "config-changed",
+            "start",
+            "workload-pebble-ready",
+        ],
+        unit=unit,
     )
     findings = judge(
-        expect("scale-down-up"),
+        expect("scale-down-up", "3.6"),
         before,
         after,
         hooks,
-        units=[old],
+        units=[unit],
         containers={"probe": ["workload"]},
+        storages={"probe": ["journal"]},
+        endpoints={"probe": ["database"]},
+        watched_layers=LAYERS,
     )
     bad = [f for f in findings if f.verdict != "match"]
     assert bad == []
     subjects = {f.subject for f in by_check(findings, "hooks")}
-    assert subjects == {"probe/0 [journal]", "probe/1 [journal]"}
-    identities = {f.subject: f.observed for f in by_check(findings, "pod-identity")}
-    assert identities["probe/0"] == "unit removed; new units: probe/1"
-    assert identities["probe/1"].startswith("new pod probe-1")
+    assert subjects == {"probe/0 [journal]", "probe/0 (new unit) [journal]"}
+    journal = next(f for f in by_check(findings, "file") if JOURNAL in f.subject)
+    assert journal.expected == "survives (storage)"
+    own = next(f for f in by_check(findings, "relation") if "probe/0" in f.subject)
+    assert own.observed == "lost (emptied)"
+
+
+def test_scale_down_up_teardown_before_2_9_43_may_be_cut_short() -> None:
+    cut_short = ["database-relation-departed"]
+    assert judge_sequence(expect("scale-down-up", "2.9.42"), cut_short, subject=UNIT).verdict == (
+        "match"
+    )
+    finding = judge_sequence(expect("scale-down-up", "2.9.43"), cut_short, subject=UNIT)
+    assert finding.verdict == "deviation"
+    assert "missing: stop, remove" in finding.detail
 
 
 def test_deploy_requires_leader_elected_on_the_leader_and_storage_when_named() -> None:
@@ -664,3 +718,43 @@ def test_default_layers_judge_the_stacks_markers() -> None:
     assert marker.subject == "probe/0 mysql-router:/etc/mysqlrouter/.harness-marker"
     assert marker.verdict == "match"
     assert ("mysql-router", "/etc/mysqlrouter/.harness-marker") in DEFAULT_LAYERS
+
+
+def test_a_reused_unit_name_is_judged_per_source_and_juju_network_keys_are_not_charm_data() -> (
+    None
+):
+    unit = "probe/0"
+    network = {"ingress-address": "10.1.0.5", "egress-subnets": "10.1.0.5/32"}
+    before = snapshot(
+        pods=[pod("u0", {"charm": 0, "workload": 0}, unit=unit)],
+        relations=[bag({**network, "probe": unit}, owner=unit, seen_by=unit)],
+        units=[unit],
+    )
+    after = snapshot(
+        pods=[pod("u9", {"charm": 0, "workload": 0}, unit=unit)],
+        relations=[bag(dict(network), owner=unit, seen_by=unit)],
+        units=[unit],
+    )
+    teardown = ["stop", "remove"]
+    deploy = ["install", "leader-elected", "config-changed", "start", "workload-pebble-ready"]
+    # The journal is on the reused volume: it holds both units; the debug-log only the new.
+    hooks = records(deploy, unit=unit, source="debug-log")
+    hooks += records([*teardown, *deploy], unit=unit, source="journal")
+    findings = judge(
+        expect("scale-down-up", "3.6"),
+        before,
+        after,
+        hooks,
+        units=[unit],
+        containers={"probe": ["workload"]},
+    )
+    new = [f for f in by_check(findings, "hooks") if "(new unit)" in f.subject]
+    assert {f.subject for f in new} == {
+        "probe/0 (new unit) [debug-log]",
+        "probe/0 (new unit) [journal]",
+        "probe/0 (new unit) [debug-log vs journal]",
+    }
+    assert all(f.verdict == "match" for f in new), new
+    (own,) = by_check(findings, "relation")
+    assert own.verdict == "match"
+    assert own.expected == "lost (1 keys the charm wrote)"

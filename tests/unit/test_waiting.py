@@ -1,114 +1,108 @@
-"""wait_for: named conditions on a fake clock, with the last state seen on timeout."""
+"""Waits on a fake clock: transient errors are retried (each logged once), others are not."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+
 import pytest
+import urllib3
+from kubernetes.client.exceptions import ApiException
 from live_fakes import FakeClock
 
 from harness.errors import WaitTimeout
+from harness.live.juju_cli import JujuCLIError
+from harness.live.process import ProcessTimeout
+from harness.transient import is_transient
 from harness.waiting import wait_for
 
 
-async def test_returns_the_first_value_that_is_done_and_how_long_it_took() -> None:
-    clock = FakeClock()
-    seen = iter([1, 2, 3, 4])
+def refused() -> Exception:
+    pool = urllib3.HTTPSConnectionPool("127.0.0.1", 16443)
+    cause = urllib3.exceptions.NewConnectionError(pool, "[Errno 111] Connection refused")
+    return urllib3.exceptions.MaxRetryError(pool, "/api/v1/namespaces/m/pods", cause)
 
-    async def probe() -> int:
-        return next(seen)
 
-    waited = await wait_for(
-        "the counter to reach 3", probe, lambda n: n >= 3, timeout=60, clock=clock, interval=2
+def juju_down() -> Exception:
+    return JujuCLIError(
+        ("status", "--format", "json"),
+        1,
+        "",
+        "ERROR cannot connect to API: dial tcp 10.152.183.10:17070: connect: connection refused\n",
     )
-    assert waited.value == 3
-    assert waited.attempts == 3
-    assert waited.waited == pytest.approx(sum(clock.sleeps))
-    assert waited.waited > 0
 
 
-async def test_timeout_names_the_condition_and_the_last_state_seen() -> None:
-    clock = FakeClock()
-    counter = iter(range(1000))
-
-    async def probe() -> int:
-        return next(counter)
-
-    with pytest.raises(WaitTimeout) as raised:
-        await wait_for(
-            "pods to be Ready",
-            probe,
-            lambda _: False,
-            timeout=30,
-            clock=clock,
-            describe=lambda n: f"{n} of 3 ready",
-        )
-    error = raised.value
-    assert error.condition == "pods to be Ready"
-    assert error.waited == pytest.approx(30)
-    assert error.last_seen.endswith("of 3 ready")
-    assert "pods to be Ready" in str(error)
-    assert error.last_seen in str(error)
-    # the deadline is never overshot: the last pause is cut to what is left
-    assert clock.elapsed == pytest.approx(30)
+# What MicroK8s and the controller answer while they start, in the order a runner sees it.
+STARTING: tuple[Callable[[], Exception], ...] = (
+    lambda: ApiException(status=503, reason="Service Unavailable"),
+    refused,
+    juju_down,
+    lambda: ProcessTimeout(["juju", "status"], 60),
+    lambda: ConnectionResetError(104, "Connection reset by peer"),
+)
 
 
-async def test_pauses_grow_but_stay_under_the_cap() -> None:
-    clock = FakeClock()
-
-    async def probe() -> bool:
-        return False
-
-    with pytest.raises(WaitTimeout):
-        await wait_for("never", probe, bool, timeout=100, clock=clock, interval=1, max_interval=5)
-    assert clock.sleeps[0] == pytest.approx(1)
-    assert clock.sleeps[1] > clock.sleeps[0]
-    assert max(clock.sleeps) <= 5
-
-
-async def test_listed_exceptions_count_as_not_yet_and_are_reported() -> None:
-    clock = FakeClock()
-    calls = [0]
-
+def flaky(errors: list[Exception], value: str = "ready") -> Callable[[], object]:
     async def probe() -> str:
-        calls[0] += 1
-        if calls[0] < 3:
-            raise ConnectionError("controller down")
-        return "up"
+        if errors:
+            raise errors.pop(0)
+        return value
 
-    waited = await wait_for(
-        "the API", probe, lambda s: s == "up", timeout=60, clock=clock, retry_on=(ConnectionError,)
-    )
-    assert waited.value == "up"
-    assert waited.attempts == 3
+    return probe
 
-    async def always_down() -> str:
-        raise ConnectionError("controller down")
 
-    with pytest.raises(WaitTimeout) as raised:
-        await wait_for(
-            "the API", always_down, bool, timeout=10, clock=clock, retry_on=(ConnectionError,)
+async def test_errors_of_a_starting_node_are_retried_and_each_logged_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = FakeClock()
+    errors = [make() for make in STARTING]
+    with caplog.at_level(logging.WARNING):
+        waited = await wait_for(
+            "the API", flaky(errors), lambda v: v == "ready", timeout=600, clock=clock
         )
-    assert raised.value.last_seen == "ConnectionError: controller down"
+    assert waited.value == "ready"
+    retries = [r.getMessage() for r in caplog.records if "transient" in r.getMessage()]
+    assert len(retries) == len(STARTING)
+    assert "ApiException" in retries[0]
+    assert "MaxRetryError" in retries[1]
+    assert "cannot connect to API" in retries[2]
+    assert clock.elapsed > 0
 
 
-async def test_other_exceptions_propagate_at_once() -> None:
+async def test_an_error_that_is_not_passing_weather_ends_the_wait_at_once() -> None:
     clock = FakeClock()
+    gone = JujuCLIError(("status",), 1, "", 'ERROR model "m" not found\n')
+    with pytest.raises(JujuCLIError, match="not found"):
+        await wait_for("the API", flaky([gone]), bool, timeout=600, clock=clock)
+    assert clock.elapsed == 0
+    forbidden = ApiException(status=403, reason="Forbidden")
+    with pytest.raises(ApiException):
+        await wait_for("pods", flaky([forbidden]), bool, timeout=600, clock=clock)
 
-    async def probe() -> int:
-        raise KeyError("bug")
 
-    with pytest.raises(KeyError):
-        await wait_for("x", probe, bool, timeout=60, clock=clock, retry_on=(ConnectionError,))
-    assert clock.sleeps == []
-
-
-async def test_zero_timeout_looks_once() -> None:
+async def test_transient_errors_have_a_budget() -> None:
     clock = FakeClock()
-    looks = [0]
+    errors = [ApiException(status=503) for _ in range(10)]
+    with pytest.raises(ApiException):
+        await wait_for(
+            "pods", flaky(errors), bool, timeout=10_000, clock=clock, transient_budget=4
+        )
+    assert len(errors) == 5  # 1 + 4 retries were spent
 
-    async def probe() -> int:
-        looks[0] += 1
-        return 0
 
-    with pytest.raises(WaitTimeout):
-        await wait_for("x", probe, bool, timeout=0, clock=clock)
-    assert looks[0] == 1
+async def test_a_deadline_during_transient_errors_names_the_last_one() -> None:
+    clock = FakeClock()
+    errors = [juju_down() for _ in range(1000)]
+    with pytest.raises(WaitTimeout) as raised:
+        await wait_for("the controller", flaky(errors), bool, timeout=60, clock=clock)
+    assert "cannot connect to API" in raised.value.last_seen
+    assert clock.elapsed == pytest.approx(60)
+
+
+def test_what_counts_as_transient() -> None:
+    assert all(is_transient(make()) for make in STARTING)
+    assert is_transient(ApiException(status=0, reason="Handshake status 500"))
+    assert is_transient(ApiException(status=429))
+    assert not is_transient(ApiException(status=404))
+    assert not is_transient(ValueError("bad json"))
+    assert not is_transient(JujuCLIError(("trust", "x"), 1, "", "ERROR permission denied\n"))

@@ -6,6 +6,7 @@ script the workflows run, and run the workflow shell scripts with stand-ins for 
 
 from __future__ import annotations
 
+import configparser
 import importlib.util
 import json
 import os
@@ -28,7 +29,7 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 SCRIPTS = ROOT / ".github" / "scripts"
 CI = WORKFLOWS / "ci.yaml"
 INTEGRATION = WORKFLOWS / "integration.yaml"
-JUJU_CHANNELS = {"2.9/stable", "3.1/stable", "3.4/stable", "3.6/stable"}
+JUJU_CHANNELS = {"2.9/stable", "3.1/stable", "3.4/stable", "3.6/stable", "4.0/stable"}
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 SCENARIO_NAMES = [scenario.name for scenario in SCENARIOS]
 PYTEST_COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
@@ -93,7 +94,12 @@ def test_each_controller_gets_its_own_libjuju_major_and_microk8s_confinement() -
         if job.juju.startswith("2."):
             assert job.libjuju == "==2.9.49.1"
             assert "strict" not in job.microk8s, "Juju 2.9 needs classic MicroK8s"
+        elif job.juju.startswith("4."):
+            assert job.driver == "jubilant"
+            assert job.libjuju == ">=3.6,<4", "installed for the harness, never connected"
+            assert "-strict/" in job.microk8s, "Juju 4 only works with strict MicroK8s"
         else:
+            assert job.driver == "libjuju"
             minor = job.juju.split("/")[0]
             assert job.libjuju == f">={minor},<4"
             assert "-strict/" in job.microk8s, "Juju 3 only works with strict MicroK8s"
@@ -118,8 +124,9 @@ def test_a_dispatch_collapses_the_matrix_to_the_reporters_versions(scenario: str
         ("3.6/stable", "latest/stable", "use 1.31-strict/stable instead"),
         ("2.9/stable", "1.28-strict/stable", "use 1.28/stable instead"),
         ("3.6", "1.28-strict/stable", "e.g. 3.6/stable"),
-        ("4.0/stable", "1.28-strict/stable", "use 2.9/stable or a 3.x channel"),
-        ("2.8/stable", "1.28/stable", "use 2.9/stable or a 3.x channel"),
+        ("4.0/stable", "1.31/stable", "use 1.31-strict/stable instead"),
+        ("5.0/stable", "1.31-strict/stable", "or 4.0/stable"),
+        ("2.8/stable", "1.28/stable", "use 2.9/stable, a 3.x channel"),
         ("3.6/stable", "1.28-strict", "is not a MicroK8s snap channel"),
     ],
 )
@@ -173,6 +180,35 @@ def test_a_refused_dispatch_fails_the_plan_job_with_one_annotation(tmp_path: Pat
     (line,) = result.stdout.splitlines()
     assert line.startswith("::error ")
     assert "1.28-strict/stable" in line
+
+
+def test_a_dispatch_on_juju_40_runs_the_jubilant_driver() -> None:
+    (job,) = _dispatch("4.0/stable", "1.31-strict/stable", "lp2021891-pod-delete")
+    assert (job.juju, job.driver) == ("4.0/stable", "jubilant")
+    assert job.id == "juju-4.0-stable-microk8s-1.31-strict-stable"
+
+
+def test_each_job_runs_the_driver_its_plan_names() -> None:
+    integration = _load(INTEGRATION)["jobs"]["integration"]
+    assert integration["env"]["JUJU_DRIVER"] == "${{ matrix.driver }}"
+    # tox's integration env passes JUJU_* through to pytest, whose --juju-driver reads it.
+    assert "JUJU_*" in (ROOT / "tox.ini").read_text(encoding="utf-8")
+
+
+def test_juju_4_jobs_are_set_up_by_concierge() -> None:
+    steps = _load(INTEGRATION)["jobs"]["integration"]["steps"]
+    for step in steps:
+        if "actions-operator" in str(step.get("uses", "")):
+            assert "matrix.driver != 'jubilant'" in step["if"], "no Juju 4 via actions-operator"
+    concierge = [s for s in steps if "concierge" in f"{s.get('name')} {s.get('run')}"]
+    assert concierge
+    for step in concierge:
+        assert "if" not in step or "matrix.driver == 'jubilant'" in step["if"]
+
+
+def test_the_dispatch_form_offers_juju_40() -> None:
+    inputs = _load(INTEGRATION)["on"]["workflow_dispatch"]["inputs"]
+    assert "4.0/stable" in inputs["juju-channel"]["description"]
 
 
 def test_the_integration_job_takes_its_matrix_from_the_plan() -> None:
@@ -243,14 +279,19 @@ def test_integration_runs_on_pull_requests_nightly_and_on_demand() -> None:
 # --- ci.yaml -----------------------------------------------------------------------------
 
 
-def test_ci_runs_lint_unit_and_twin_on_python_3_10_and_3_12() -> None:
+def test_ci_runs_every_tox_env_of_env_list_on_python_3_10_and_3_12() -> None:
     workflow = _load(CI)
     assert {"push", "pull_request"} <= set(workflow["on"])
     (job,) = workflow["jobs"].values()
     matrix = job["strategy"]["matrix"]
     # Unquoted, YAML reads 3.10 as the float 3.1.
     assert matrix["python"] == ["3.10", "3.12"]
-    assert set(matrix["tox-env"]) == {"lint", "unit", "twin"}
+    # The same envs a bare `tox` runs (.ci/run): lint, unit, libjuju29, twin.
+    tox = configparser.ConfigParser()
+    tox.read(ROOT / "tox.ini")
+    env_list = {e.strip() for e in tox["tox"]["env_list"].split(",")}
+    assert set(matrix["tox-env"]) == env_list
+    assert {"lint", "unit", "libjuju29", "twin"} <= env_list
     runs = [step for step in _steps(job) if "tox -e" in step.get("run", "")]
     assert [step["env"]["TOX_ENV"] for step in runs] == ["${{ matrix.tox-env }}"]
     setup = next(step for step in _steps(job) if "setup-python" in step.get("uses", ""))

@@ -1,0 +1,150 @@
+"""``repro run DISRUPTION --bundle FILE --app APP``: a user's bundle, end to end.
+
+Everything that can be refused is refused before anything is deployed: the bundle file,
+the application, each ``--watch``/``--mark`` against the charm's metadata, each relation
+endpoint. Metadata comes from ``--charm-source APP=DIR``, a local charm in the bundle, or
+(live) Charmhub; on a dry run with Charmhub out of reach the plan says what it could not
+check.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.bundle_spec import BundleSpec, load_bundle
+from harness.bundle_stack import MetaSources, implied_meta, prepare, read_metas
+from harness.charm_meta import CharmMeta, read_charmhub
+from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.run import RunResult, plan
+from harness.scenarios import Scenario
+from harness.stack import Stack
+from harness.versions import JujuVersion
+
+if TYPE_CHECKING:
+    from harness.interrupt import Interruption
+
+# Metadata on a dry run: unreadable metadata is a note in the plan, not a refusal.
+UNCHECKED = "# metadata of {app} not read ({why}): its --watch layers and endpoints are unchecked"
+
+
+@dataclass(frozen=True)
+class BundleRun:
+    bundle: BundleSpec
+    stack: Stack
+    scenario: Scenario
+    metas: dict[str, CharmMeta | None]
+    notes: tuple[str, ...] = ()
+
+
+def parse_charm_sources(values: list[str] | None) -> dict[str, Path]:
+    sources: dict[str, Path] = {}
+    for text in values or ():
+        app, sep, directory = text.partition("=")
+        if not sep or not app or not directory:
+            raise HarnessError(
+                f"--charm-source {text!r} is not APP=DIR", "e.g. --charm-source my-app=./my-charm"
+            )
+        path = Path(directory)
+        if not (path / "src" / "charm.py").is_file():
+            raise HarnessError(
+                f"--charm-source {text!r}: no src/charm.py in {directory}",
+                "pass the charm's source folder (the one with src/charm.py)",
+            )
+        sources[app] = path
+    return sources
+
+
+def _metas(
+    bundle: BundleSpec,
+    sources: dict[str, Path],
+    backend: str,
+    dry_run: bool,
+    watches: list[str],
+) -> tuple[dict[str, CharmMeta | None], tuple[str, ...]]:
+    live = backend == "live"
+    metas = read_metas(bundle, MetaSources(sources, charmhub=False))
+    if not live:  # the twin's stand-ins declare what the bundle implies, and say so
+        return {app: meta or implied_meta(app, bundle, watches) for app, meta in metas.items()}, ()
+    notes: list[str] = []
+    for app in bundle.apps:
+        if metas[app.name] is not None or not live:
+            continue
+        try:
+            metas[app.name] = read_charmhub(app.charm, app.channel)
+        except EnvironmentUnavailable as exc:
+            if not dry_run:
+                raise EnvironmentUnavailable(
+                    f"{exc.problem}; the bundle cannot be checked before deploying",
+                    f"pass --charm-source {app.name}=DIR with its source, or a local .charm",
+                ) from None
+            notes.append(UNCHECKED.format(app=app.name, why=exc.problem))
+    return metas, tuple(notes)
+
+
+def prepare_run(args: argparse.Namespace, backend: str, probe_charm: str | None) -> BundleRun:
+    if not args.app:
+        raise HarnessError("--bundle needs --app APP", "name the application to disrupt")
+    bundle = load_bundle(args.bundle)
+    bundle.app(args.app)  # an unknown app is refused first: it is the likeliest typo
+    sources = parse_charm_sources(args.charm_source)
+    watches = [*(args.watch or ()), *(args.mark or ())]
+    metas, notes = _metas(bundle, sources, backend, args.dry_run, watches)
+    stack, scenario = prepare(
+        bundle,
+        args.scenario,
+        args.app,
+        metas=metas,
+        watches=args.watch or (),
+        marks=args.mark or (),
+        probe_charm=probe_charm,
+    )
+    return BundleRun(bundle, stack, scenario, metas, notes)
+
+
+def plan_lines(run: BundleRun, model: str, juju: JujuVersion | None) -> tuple[str, ...]:
+    lines = plan(run.scenario, run.stack, model=model, namespace=model, juju=juju)
+    for app, meta in run.metas.items():
+        if meta is not None:
+            lines = (*lines[:1], f"# metadata of {app}: {meta.source}", *lines[1:])
+    return (*lines[:1], *run.notes, *lines[1:])
+
+
+def folder_name(run: BundleRun) -> str:
+    """``<disruption>-<bundle>-<digest>``: the digest tells runs of edited bundles apart."""
+    return f"{run.scenario.name}-{run.bundle.label}-{run.bundle.short_digest}"
+
+
+async def start(
+    args: argparse.Namespace,
+    backend: str,
+    run: BundleRun,
+    folder: Path,
+    juju: str | None,
+    interruption: Interruption | None = None,
+) -> RunResult:
+    """Deploy the bundle (live, or the twin with its stand-ins) and run the disruption."""
+    from harness.cli import _run
+
+    charms, ran_by = None, None
+    if backend == "twin":
+        from harness.twin.generic import bundle_charms
+
+        refs = {spec.app: spec.charm for spec in run.stack.apps}
+        charms, ran_by = bundle_charms(
+            run.bundle, run.stack.metas, parse_charm_sources(args.charm_source), refs
+        )
+    version = JujuVersion.parse(juju) if juju else None
+    return await _run(
+        args,
+        backend,
+        run.scenario,
+        run.stack,
+        folder,
+        version,
+        interruption=interruption,
+        charms=charms,
+        ran_by=ran_by,
+    )

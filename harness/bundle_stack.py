@@ -1,0 +1,212 @@
+"""A stack from a user's bundle: its apps and relations, what to watch, and the probe observer.
+
+``prepare`` does every check that can fail before anything is deployed (the application
+to disrupt, each ``--watch``, each relation endpoint against the charms' metadata) and
+returns the ``Stack`` and the ``Scenario`` to run. The probe joins as an independent
+observer (``probe`` and ``probe-peer``, related only to each other) and is disrupted
+with the application, so its journal cross-checks what Juju did; without it the report
+says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.bundle_spec import BundleSpec
+from harness.charm_meta import CHARM_CONTAINER, CharmMeta, Fetch, read_charmhub, read_local
+from harness.disrupt.base import NAMES, Target
+from harness.errors import HarnessError, UnknownName
+from harness.ports import AppSpec
+from harness.scenarios import Scenario
+from harness.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack, WatchedPath
+from harness.watch import parse_watch, watched_path
+
+PROBE_IMAGE = "ubuntu/nginx:1.24-24.04_beta"
+# Disruptions that need something only the probe has (its own pod-patching config) or an
+# input a bundle does not give (a new image).
+_PROBE_ONLY = {"charm-pod-spec-change": "it makes the probe patch its own pod template"}
+_NEEDS_IMAGE = {"resource-refresh"}
+
+
+@dataclass(frozen=True)
+class MetaSources:
+    """Where each application's metadata comes from, in order of preference."""
+
+    charm_sources: Mapping[str, Path] = field(default_factory=dict)  # app -> source dir
+    charmhub: bool = False  # ask Charmhub for charms given by name (live)
+    fetch: Fetch | None = None
+
+
+def read_metas(bundle: BundleSpec, sources: MetaSources) -> dict[str, CharmMeta | None]:
+    """Each app's metadata: its --charm-source, its local charm, Charmhub, else None."""
+    metas: dict[str, CharmMeta | None] = {}
+    unknown = sorted(set(sources.charm_sources) - set(bundle.app_names))
+    if unknown:
+        raise UnknownName(
+            f"--charm-source names {unknown[0]!r}, which is not in bundle {bundle.path.name}",
+            f"choose one of: {', '.join(bundle.app_names)}",
+        )
+    for app in bundle.apps:
+        if app.name in sources.charm_sources:
+            metas[app.name] = read_local(sources.charm_sources[app.name])
+        elif app.local_path is not None:
+            metas[app.name] = read_local(app.local_path)
+        elif sources.charmhub:
+            metas[app.name] = read_charmhub(app.charm, app.channel, sources.fetch)
+        else:
+            metas[app.name] = None
+    return metas
+
+
+def implied_meta(app: str, bundle: BundleSpec, watches: Sequence[str]) -> CharmMeta:
+    """Metadata the bundle implies, for a stand-in whose charm's metadata is not at hand.
+
+    An endpoint per relation end (one interface name per relation, the first end
+    providing), the containers its ``--watch``/``--mark`` paths name, else one container
+    ``workload`` (a sidecar charm has at least one). Its ``source`` says it is implied.
+    """
+    spec = bundle.app(app)
+    provides: dict[str, Any] = {}
+    requires: dict[str, Any] = {}
+    for a, b in bundle.relations:
+        interface = f"implied-{a.replace(':', '-')}--{b.replace(':', '-')}"
+        for side, table in ((a, provides), (b, requires)):
+            owner, _, endpoint = side.partition(":")
+            if owner == app and endpoint:
+                table[endpoint] = {"interface": interface}
+    named = [parse_watch(w)[1] for w in watches if parse_watch(w)[0] == app]
+    containers = [c for c in dict.fromkeys(named) if c != CHARM_CONTAINER] or ["workload"]
+    raw = {
+        "name": spec.charm.rstrip("/").rpartition("/")[2].removesuffix(".charm"),
+        "containers": {c: {"resource": f"{c}-image"} for c in containers},
+        "provides": provides,
+        "requires": requires,
+    }
+    listed = ", ".join(containers)
+    where = f"implied by {bundle.path.name} (no charm source given): containers {listed}"
+    return CharmMeta.from_dict(raw, where)
+
+
+def _check_relation(
+    bundle: BundleSpec, endpoint: str, metas: Mapping[str, CharmMeta | None]
+) -> None:
+    app, _, name = endpoint.partition(":")
+    meta = metas.get(app)
+    if meta is None or not name:
+        return
+    found = meta.endpoint(name)
+    if found is None:
+        known = ", ".join(e for e, (role, _) in sorted(meta.endpoints.items()) if role != "peers")
+        raise HarnessError(
+            f"bundle {bundle.path.name}: relation endpoint {endpoint} does not exist "
+            f"({meta.name}, from {meta.source})",
+            f"its endpoints are: {known or 'none'}",
+        )
+    if found[0] == "peers":
+        raise HarnessError(
+            f"bundle {bundle.path.name}: {endpoint} is a peer endpoint",
+            "Juju relates peers by itself: drop that relation",
+        )
+
+
+def check_relations(bundle: BundleSpec, metas: Mapping[str, CharmMeta | None]) -> None:
+    for a, b in bundle.relations:
+        _check_relation(bundle, a, metas)
+        _check_relation(bundle, b, metas)
+
+
+def bundle_scenario(
+    disruption: str, app: str, meta: CharmMeta | None, *, probe: bool, container: str | None
+) -> Scenario:
+    """The disruption applied to ``app`` (and to the probe observer, when there is one)."""
+    if disruption not in NAMES:
+        raise UnknownName(
+            f"unknown disruption {disruption!r}", f"choose one of: {', '.join(NAMES)}"
+        )
+    if disruption in _PROBE_ONLY:
+        raise HarnessError(
+            f"{disruption} cannot target {app}: {_PROBE_ONLY[disruption]}",
+            "use pod-spec-change to patch any application's pod template",
+        )
+    if disruption in _NEEDS_IMAGE:
+        raise HarnessError(
+            f"{disruption} on a bundle application needs a new image the bundle does not name",
+            "run `juju refresh --resource` yourself, or pick another disruption",
+        )
+    if meta is not None and not meta.sidecar:
+        raise HarnessError(
+            f"{app} ({meta.name}) declares no containers: not a sidecar charm",
+            "the catalogue describes sidecar charms on Kubernetes; pick a sidecar application",
+        )
+    if disruption == "container-restart":
+        chosen = container or (meta.container_names[0] if meta and meta.containers else None)
+        if chosen is None:
+            raise HarnessError(
+                f"container-restart on {app}: which container?",
+                f"name it with --watch {app}:CONTAINER:PATH, or give the charm's metadata",
+            )
+        # The probe is not restarted with it: a run judges one restarted container.
+        return Scenario(
+            disruption,
+            disruption,
+            (Target(app, container=chosen),),
+            f"{disruption} of {app}'s {chosen} container",
+        )
+    else:
+        targets = [Target(app)] + ([Target(PROBE)] if probe else [])
+    observer = "with the probe as observer" if probe else "without the probe observer"
+    return Scenario(disruption, disruption, tuple(targets), f"{disruption} on {app}, {observer}")
+
+
+def probe_apps(probe_charm: str) -> tuple[tuple[AppSpec, ...], tuple[tuple[str, str], ...]]:
+    apps = (
+        AppSpec(PROBE, probe_charm, resources={"workload-image": PROBE_IMAGE}),
+        AppSpec(PROBE_PEER, probe_charm, resources={"workload-image": PROBE_IMAGE}),
+    )
+    return apps, ((f"{PROBE}:probe-provider", f"{PROBE_PEER}:probe-requirer"),)
+
+
+def prepare(
+    bundle: BundleSpec,
+    disruption: str,
+    app: str,
+    *,
+    metas: Mapping[str, CharmMeta | None],
+    watches: Sequence[str] = (),
+    marks: Sequence[str] = (),
+    probe_charm: str | None = None,
+) -> tuple[Stack, Scenario]:
+    """Check everything and build the stack and scenario; raises before any deploy."""
+    target = bundle.app(app)
+    check_relations(bundle, metas)
+    for name in (PROBE, PROBE_PEER):
+        if probe_charm is not None and name in bundle.app_names:
+            raise HarnessError(
+                f"bundle {bundle.path.name} already has an application named {name}",
+                "rename it in the bundle, or pass --no-probe",
+            )
+    all_metas: dict[str, CharmMeta | None] = dict(metas)
+    watched: list[WatchedPath] = []
+    for text in watches:
+        watched.append(watched_path(text, all_metas))
+    for text in marks:
+        watched.append(watched_path(text, all_metas, seed=True))
+    apps = [a.app_spec() for a in bundle.apps]
+    relations = list(bundle.relations)
+    if probe_charm is not None:
+        probe, probe_relations = probe_apps(probe_charm)
+        apps.extend(probe)
+        relations.extend(probe_relations)
+        watched.append(WatchedPath(PROBE, "workload", PROBE_WORKLOAD_MARKER, "container-root"))
+    container = next(
+        (w.container for w in watched if w.app == app and w.container != "charm"), None
+    )
+    scenario = bundle_scenario(
+        disruption, target.name, metas.get(app), probe=probe_charm is not None, container=container
+    )
+    known = {name: meta for name, meta in metas.items() if meta is not None}
+    stack = Stack(tuple(apps), tuple(relations), tuple(watched), bundle=bundle, metas=known)
+    return stack, scenario

@@ -1,0 +1,89 @@
+"""The user's Juju bundle a run deployed, as the evidence records it (``bundle`` in bundle.json).
+
+The exact file text and its sha256 are kept, so the report can say what was deployed and a
+reader can deploy the same thing; each application says what ran it (on the twin: the real
+charm code or a generic SIMULATED stand-in; live: the charm itself), and whether the probe
+observer was there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# What ran an application's hooks.
+REAL = "real charm code"
+STAND_IN = "generic stand-in (SIMULATED: records hooks, keeps databags, writes nothing)"
+DEPLOYED = "the charm, deployed"
+
+
+@dataclass(frozen=True)
+class UserBundle:
+    name: str
+    file: str  # the file's name (not this machine's path)
+    digest: str  # sha256 of the file
+    text: str
+    app: str  # the application disrupted
+    probe: bool  # whether the probe observer was deployed alongside
+    runs: tuple[tuple[str, str], ...]  # (app, what ran it)
+    deploy: str  # the `juju deploy` of the file
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "file": self.file,
+            "digest": self.digest,
+            "yaml": self.text,
+            "app": self.app,
+            "probe": self.probe,
+            "runs": [{"app": a, "ran_by": r} for a, r in self.runs],
+            "deploy": self.deploy,
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> UserBundle:
+        return cls(
+            name=str(raw["name"]),
+            file=str(raw["file"]),
+            digest=str(raw["digest"]),
+            text=str(raw["yaml"]),
+            app=str(raw["app"]),
+            probe=bool(raw["probe"]),
+            runs=tuple((str(r["app"]), str(r["ran_by"])) for r in raw.get("runs", ())),
+            deploy=str(raw["deploy"]),
+        )
+
+    def report_lines(self) -> list[str]:
+        """The report's "Bundle" section."""
+        lines = [
+            "",
+            "## Bundle",
+            "",
+            f"`{self.file}` ({self.name}), sha256 `{self.digest}`; disrupted: **{self.app}**.",
+            "",
+        ]
+        if self.probe:
+            lines.append(
+                "The probe observer (`probe`, `probe-peer`: its own apps, related only to each "
+                "other) was deployed and disrupted alongside; its journal cross-checks the hooks."
+            )
+        else:
+            lines.append(
+                "**The probe observer was not deployed** (`--no-probe`): hooks come from "
+                "`juju debug-log` only, with no journal to cross-check them."
+            )
+        lines += ["", "| application | ran by |", "| --- | --- |"]
+        lines += [f"| {app} | {ran_by} |" for app, ran_by in self.runs]
+        return lines
+
+    def reproduce_lines(self) -> list[str]:
+        """The bundle file itself, for the report's "Reproduce" section."""
+        body = self.text if self.text.endswith("\n") else self.text + "\n"
+        return [
+            f"`{self.file}` (sha256 `{self.digest}`):",
+            "",
+            "```yaml",
+            body.rstrip("\n"),
+            "```",
+        ]

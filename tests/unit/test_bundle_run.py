@@ -1,0 +1,343 @@
+"""``repro run DISRUPTION --bundle FILE --app APP``: the plan, the twin's bundle, bad input."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import charm_meta, cli
+from harness.evidence.bundle import read_bundle, schema_errors
+
+DATA = Path(__file__).parents[1] / "data" / "bundles" / "postgresql-k8s"
+BUNDLE = DATA / "bundle.yaml"
+PG_DATA = "/var/lib/postgresql/data/pgdata/PG_VERSION"
+MARK = "/etc/postgresql/.harness-marker"
+
+
+def repro(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def charmhub(monkeypatch: pytest.MonkeyPatch, *, reachable: bool = True) -> list[str]:
+    """Charmhub's info endpoint, answering with the charms' real metadata.yaml."""
+    asked: list[str] = []
+
+    def urlopen(url: str) -> bytes:
+        asked.append(url)
+        if not reachable:
+            raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+        name = url.split("/v2/charms/info/")[1].split("?")[0]
+        text = (DATA / f"{name}.metadata.yaml").read_text()
+        return json.dumps({"default-release": {"revision": {"metadata-yaml": text}}}).encode()
+
+    monkeypatch.setattr(charm_meta, "_urlopen", urlopen)
+    return asked
+
+
+def forbid_deploying(monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.deploy
+    import harness.live.lab
+    import harness.twin
+
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("bad input must be refused before anything is deployed")
+
+    monkeypatch.setattr(harness.live.lab, "connect_lab", forbidden)
+    monkeypatch.setattr(harness.twin, "make_lab", forbidden)
+    monkeypatch.setattr(harness.deploy, "deploy_stack", forbidden)
+    monkeypatch.setattr(cli, "_controller_reachable", lambda: True)
+
+
+def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.live.drivers
+
+    asked = charmhub(monkeypatch)
+    forbid_deploying(monkeypatch)
+    monkeypatch.setattr(harness.live.drivers, "client_version", lambda: "3.6.1-genericlinux-amd64")
+    digest = read_sha(BUNDLE)
+
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(BUNDLE), "--app", "postgresql-k8s",
+        "--backend", "live", "--dry-run", "--model", "bug",
+        "--watch", f"postgresql-k8s:postgresql:{PG_DATA}",
+        "--mark", f"postgresql-k8s:postgresql:{MARK}",
+    )  # fmt: skip
+
+    assert code == 0, err
+    assert len(asked) == 2  # one metadata look-up per Charmhub charm, before any deploy
+    assert out.splitlines() == [
+        "backend: live (dry run: nothing is touched)",
+        "# juju client 3.6.1-genericlinux-amd64 (Juju 3.6): Juju driver libjuju "
+        "(covers Juju 2.9 and 3.x)",
+        "# model bug (Kubernetes namespace bug)",
+        "# metadata of postgresql-k8s: charmhub:postgresql-k8s@edge",
+        "# metadata of pgbouncer-k8s: charmhub:pgbouncer-k8s@edge",
+        f"# deploy bundle postgresql-k8s from {BUNDLE.resolve()} (sha256 {digest})",
+        "#   app by app, as `juju deploy ./bundle.yaml --trust` would: "
+        "pgbouncer-k8s, postgresql-k8s",
+        "# add the probe observer (probe, probe-peer): its own apps, related only to each "
+        "other, disrupted alongside",
+        "juju deploy pgbouncer-k8s pgbouncer-k8s --channel edge --revision 5 "
+        "--constraints arch=amd64 --resource pgbouncer-image=2",
+        "juju deploy postgresql-k8s postgresql-k8s --channel edge --revision 19 --trust "
+        "--constraints arch=amd64 --storage pgdata=kubernetes,1,1024 "
+        "--resource postgresql-image=18",
+        "juju deploy ./charms/probe/probe_amd64.charm probe "
+        "--resource workload-image=ubuntu/nginx:1.24-24.04_beta",
+        "juju deploy ./charms/probe/probe_amd64.charm probe-peer "
+        "--resource workload-image=ubuntu/nginx:1.24-24.04_beta",
+        "juju integrate pgbouncer-k8s:backend-database postgresql-k8s:database",
+        "juju integrate probe:probe-provider probe-peer:probe-requirer",
+        "# wait until settled: pgbouncer-k8s, postgresql-k8s, probe, probe-peer active and idle",
+        "# write the probe markers and databag values (actions write-marker, set-databag)",
+        f"# write a marker into postgresql-k8s postgresql:{MARK} (kubectl exec)",
+        f"# watch postgresql-k8s postgresql:{PG_DATA} (storage)",
+        f"# watch postgresql-k8s postgresql:{MARK} (container-root)",
+        "# watch probe workload:/probe/workload-marker (container-root)",
+        "# relation data of every relation of postgresql-k8s (juju show-unit): "
+        "pgbouncer-k8s:backend-database postgresql-k8s:database",
+        "# snapshot before: pods, watched files, relation data, statuses, probe journal",
+        "# disrupt: pod-delete",
+        "kubectl -n bug delete pod -l app.kubernetes.io/name=postgresql-k8s",
+        "kubectl -n bug wait pod -l app.kubernetes.io/name=postgresql-k8s "
+        "--for=condition=Ready --timeout=900s",
+        "kubectl -n bug delete pod -l app.kubernetes.io/name=probe",
+        "kubectl -n bug wait pod -l app.kubernetes.io/name=probe "
+        "--for=condition=Ready --timeout=900s",
+        "# wait until settled: postgresql-k8s, probe pods Ready, agents idle, hooks quiet",
+        "# snapshot after: pods, watched files, relation data, statuses, probe journal",
+        "juju debug-log --replay --no-tail --date --utc --level INFO",
+        "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
+        "# the catalogue expects on Juju 3.6: stop, upgrade-charm, config-changed, start, "
+        "{container}-pebble-ready",
+    ]
+
+
+def read_sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_live_dry_run_offline_says_what_it_could_not_check(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    charmhub(monkeypatch, reachable=False)
+    forbid_deploying(monkeypatch)
+
+    code, out, _ = repro(
+        capsys, "run", "pod-delete", "--bundle", str(BUNDLE), "--app", "postgresql-k8s",
+        "--backend", "live", "--dry-run", "--no-probe",
+    )  # fmt: skip
+
+    assert code == 0
+    assert "# metadata of postgresql-k8s not read (cannot reach Charmhub" in out
+    assert "# no probe observer (--no-probe): hooks come from debug-log only" in out
+    assert "probe" not in out.replace("--no-probe", "").replace("no probe observer", "")
+
+
+def test_live_run_without_charmhub_refuses_before_deploying(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    charmhub(monkeypatch, reachable=False)
+    forbid_deploying(monkeypatch)
+    probe = tmp_path / "probe_amd64.charm"
+    probe.write_text("zip")
+
+    code, _, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(BUNDLE), "--app", "postgresql-k8s",
+        "--backend", "live", "--probe-charm", str(probe),
+    )  # fmt: skip
+
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "cannot reach Charmhub" in err
+    assert "--charm-source pgbouncer-k8s=DIR" in err  # the first app it could not read
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "bundle.yaml"
+    path.write_text(text)
+    return path
+
+
+BAD_INPUT = {
+    "not YAML": ("applications: [pgbouncer-k8s\n", "postgresql-k8s", (), "not YAML (line"),
+    "app missing": (
+        BUNDLE.read_text(),
+        "postgresql",
+        (),
+        "application 'postgresql' is not in bundle bundle.yaml",
+    ),
+    "undeclared container": (
+        BUNDLE.read_text(),
+        "postgresql-k8s",
+        ("--watch", "postgresql-k8s:postgres:/etc/hosts"),
+        "postgresql-k8s declares no container 'postgres'",
+    ),
+    "nonexistent endpoint": (
+        BUNDLE.read_text().replace("postgresql-k8s:database", "postgresql-k8s:databases"),
+        "postgresql-k8s",
+        (),
+        "relation endpoint postgresql-k8s:databases does not exist",
+    ),
+    "machine bundle": (
+        "series: jammy\napplications:\n  postgresql:\n    charm: postgresql\n"
+        "    channel: 14/stable\n    num_units: 1\n    to: ['0']\nmachines:\n  '0': {}\n",
+        "postgresql",
+        (),
+        "a machine (non-Kubernetes) bundle",
+    ),
+}
+
+
+@pytest.mark.parametrize("backend", ["live", "twin"])
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+def test_bad_input_is_one_line_exit_2_before_anything_is_deployed(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    backend: str,
+    case: str,
+) -> None:
+    charmhub(monkeypatch)
+    forbid_deploying(monkeypatch)
+    text, app, extra, words = BAD_INPUT[case]
+    bundle = write(tmp_path, text)
+    probe = tmp_path / "probe_amd64.charm"
+    probe.write_text("zip")
+    # The twin reads metadata from charm sources: give it the real metadata as a folder.
+    sources: list[str] = []
+    if backend == "twin":
+        for name in ("postgresql-k8s", "pgbouncer-k8s"):
+            folder = tmp_path / name
+            (folder / "src").mkdir(parents=True)
+            (folder / "src" / "charm.py").write_text("")
+            (folder / "metadata.yaml").write_text((DATA / f"{name}.metadata.yaml").read_text())
+            sources += ["--charm-source", f"{name}={folder}"]
+
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", app,
+        "--backend", backend, "--probe-charm", str(probe), *extra, *sources,
+        "--evidence-dir", str(tmp_path / "ev"),
+    )  # fmt: skip
+
+    assert code == 2, out + err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("repro: ")
+    assert words in lines[0]
+    assert "Traceback" not in err
+    assert not (tmp_path / "ev").exists()
+
+
+def test_bundle_only_options_need_a_bundle(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = repro(capsys, "run", "pod-delete", "--watch", "probe:workload:/x")
+    assert code == 2
+    assert "--watch needs --bundle" in err
+
+
+def test_twin_run_writes_a_complete_simulated_bundle(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(BUNDLE), "--app", "postgresql-k8s",
+        "--backend", "twin", "--dry-run", "--evidence-dir", str(tmp_path),
+        "--mark", f"postgresql-k8s:postgresql:{MARK}",
+    )  # fmt: skip
+
+    assert code == 0, err
+    folder = Path(out.splitlines()[-1])
+    digest = read_sha(BUNDLE)
+    assert folder.name.startswith(f"pod-delete-postgresql-k8s-{digest[:12]}-twin-")
+    raw = json.loads((folder / "bundle.json").read_text())
+    assert schema_errors(raw) == []
+    assert raw["simulated"] is True
+    assert raw["bundle"]["digest"] == digest
+    assert raw["bundle"]["yaml"] == BUNDLE.read_text()
+    assert raw["bundle"]["probe"] is True
+    stand_in = "generic stand-in (SIMULATED: records hooks, keeps databags, writes nothing)"
+    implied = "metadata: implied by bundle.yaml (no charm source given): containers"
+    assert {r["app"]: r["ran_by"] for r in raw["bundle"]["runs"]} == {
+        "pgbouncer-k8s": f"{stand_in}; {implied} workload",
+        "postgresql-k8s": f"{stand_in}; {implied} postgresql",  # the container --mark names
+    }
+    evidence = read_bundle(folder)
+    assert evidence.bundle is not None
+    assert evidence.bundle.app == "postgresql-k8s"
+    units = {h.unit for h in evidence.hooks}
+    assert {"postgresql-k8s/0", "probe/0"} <= units
+    # The disrupted app's relation data is recorded from both sides of its relation.
+    assert {b.seen_by for b in evidence.before.relations if b.endpoint == "database"} >= {
+        "postgresql-k8s/0"
+    }
+    report = (folder / "report.md").read_text()
+    assert report.startswith("# SIMULATED reproduction: pod-delete")
+    reproduce = report.split("## Reproduce", 1)[1]
+    assert "juju deploy ./bundle.yaml --trust" in reproduce
+    assert f"sha256 `{digest}`" in reproduce
+    assert "charm: postgresql-k8s" in reproduce  # the bundle itself
+    assert "The probe observer (`probe`, `probe-peer`" in report
+
+
+def test_twin_run_without_the_probe_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(BUNDLE), "--app", "pgbouncer-k8s",
+        "--backend", "twin", "--no-probe", "--evidence-dir", str(tmp_path),
+    )  # fmt: skip
+
+    assert code == 0, err
+    folder = Path(out.splitlines()[-1])
+    evidence = read_bundle(folder)
+    assert evidence.bundle is not None
+    assert evidence.bundle.probe is False
+    assert not any(h.unit.startswith("probe") for h in evidence.hooks)
+    report = (folder / "report.md").read_text()
+    assert "**The probe observer was not deployed**" in report
+    assert "--no-probe" in report  # the repro command says it too
+
+
+# --- disruption names as scenarios --------------------------------------------------------
+
+
+def test_a_disruption_name_runs_on_the_default_stack(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli, "_controller_reachable", lambda: False)
+
+    code, out, err = repro(capsys, "run", "pod-delete", "--backend", "live", "--dry-run")
+
+    assert code == 0, err
+    assert "kubectl -n repro-pod-delete delete pod mysql-router-k8s-0" in out
+    assert "juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust" in out
+
+
+def test_list_shows_disruptions_and_named_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = repro(capsys, "list")
+    assert code == 0
+    assert "disruptions (repro run NAME: the default stack; add --bundle FILE --app APP):" in out
+    assert "scenarios (named reproductions on the default stack):" in out
+    assert "  lp2021891-pod-delete" in out
+    assert "  pod-delete " in out
+
+
+def test_a_probe_only_disruption_is_refused_for_a_bundle_app(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = repro(
+        capsys, "run", "charm-pod-spec-change", "--bundle", str(BUNDLE),
+        "--app", "postgresql-k8s", "--backend", "twin", "--evidence-dir", str(tmp_path),
+    )  # fmt: skip
+    assert code == 2
+    assert "use pod-spec-change" in err
+    assert not any(tmp_path.iterdir())

@@ -1,0 +1,110 @@
+"""A charm repository on pytest-jubilant gets the ``lab`` fixture from its own ``juju``.
+
+pytester runs a small suite whose conftest stands in for pytest-jubilant: a module-scoped
+``juju`` fixture giving an autospecced ``jubilant.Juju`` bound to a model. Its binary is a
+fake ``juju`` that answers ``juju status`` with a recorded one (tests/data/samples) only when
+the fixture's model is the one named, and logs every call. No pytest-operator fixture is used.
+"""
+
+from __future__ import annotations
+
+import pytest
+from samples import load_sample
+
+pytest_plugins = ["pytester"]
+
+CONFTEST = """
+import pathlib
+from unittest.mock import create_autospec
+
+import jubilant
+import pytest
+
+HERE = pathlib.Path(__file__).parent
+CONFIG = {"logging-config": "<root>=WARNING"}
+
+
+@pytest.fixture(scope="module")
+def juju():
+    juju = create_autospec(jubilant.Juju, instance=True)
+    juju.model = "mk8s:admin/charm-it"
+    juju.cli_binary = str(HERE / "bin" / "juju")
+
+    def model_config(values=None, reset=()):
+        if values is None and not reset:
+            return dict(CONFIG)
+        CONFIG.update(values or {})
+
+    juju.model_config.side_effect = model_config
+    yield juju
+    # the lab put back the logging-config it raised before this fixture's own teardown
+    assert CONFIG["logging-config"] == "<root>=WARNING"
+"""
+
+TESTS = """
+def test_the_lab_is_built_on_the_repos_juju(lab, juju, event_loop):
+    assert lab.backend == "live"
+    assert lab.juju.driver == "jubilant"
+    assert lab.juju.model_name == "charm-it"
+    assert lab.cluster.namespace == "charm-it"
+    statuses = event_loop.run_until_complete(lab.juju.statuses(("alertmanager",)))
+    assert [s.unit for s in statuses] == ["alertmanager/0"]
+    # hook lines are kept while the module runs
+    assert "juju.worker.uniter" in juju.model_config()["logging-config"]
+
+
+def test_the_same_lab_serves_the_whole_module(lab, juju):
+    assert lab.juju.juju is juju
+    import pathlib
+    calls = pathlib.Path("juju-calls.log").read_text().splitlines()
+    assert calls == ["mk8s:admin/charm-it status --format json"]
+"""
+
+FAKE_JUJU = """#!/bin/sh
+echo "$JUJU_MODEL $*" >> "{log}"
+if [ "$1" = status ] && [ "$JUJU_MODEL" = mk8s:admin/charm-it ]; then
+  cat "{status}"
+  exit 0
+fi
+echo "ERROR model not found" >&2
+exit 1
+"""
+
+
+def suite(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_charm=TESTS)
+    status = pytester.path / "status.json"
+    status.write_text(load_sample("status_json_3.1.2_k8s_cos_lite.json"))
+    juju = pytester.path / "bin" / "juju"
+    juju.parent.mkdir()
+    juju.write_text(FAKE_JUJU.format(log=pytester.path / "juju-calls.log", status=status))
+    juju.chmod(0o755)
+
+
+def test_a_pytest_jubilant_repo_gets_our_lab_without_pytest_operator(
+    pytester: pytest.Pytester,
+) -> None:
+    suite(pytester)
+    result = pytester.runpytest("--backend", "live", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+
+
+def test_forcing_libjuju_ignores_the_jubilant_fixture(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite(pytester)
+    monkeypatch.setenv("PATH", str(pytester.path))  # no juju here: the libjuju path skips
+    result = pytester.runpytest("--backend", "live", "--juju-driver", "libjuju", "-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(["*the `juju` CLI is not on PATH*"])
+
+
+def test_the_driver_option_defaults_to_the_environment(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite(pytester)
+    monkeypatch.setenv("JUJU_DRIVER", "libjuju")
+    monkeypatch.setenv("PATH", str(pytester.path))
+    result = pytester.runpytest("--backend", "live", "-rs")
+    result.assert_outcomes(skipped=2)
