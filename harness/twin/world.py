@@ -59,7 +59,13 @@ class ExpectationSource(Protocol):
     """``harness.catalogue.load().expect``, or a stand-in for tests."""
 
     def __call__(
-        self, disruption: str, juju: JujuVersion, *, variant: str | None = None
+        self,
+        disruption: str,
+        juju: JujuVersion,
+        *,
+        variant: str | None = None,
+        container: str | None = None,
+        signal: str | None = None,
     ) -> Expectation: ...
 
 
@@ -101,8 +107,11 @@ class Twin:
         expectations: ExpectationSource,
         charms: Mapping[str, CharmSource],
         clock: TwinClock | None = None,
+        variants: Mapping[str, str] | None = None,
     ) -> None:
         self.workdir = Path(workdir)
+        # disruption -> catalogued branch to follow instead of the main one
+        self.variants = dict(variants or {})
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.version = juju_version
         self.clock = clock or TwinClock()
@@ -153,8 +162,12 @@ class Twin:
                 "start it with lab.node.start()",
             )
 
-    def expect(self, name: str, variant: str | None = None) -> Expectation:
-        return self._expect(name, self.version, variant=variant)
+    def expect(self, name: str, *, container: str | None = None) -> Expectation:
+        """The catalogue entry for ``name``: the branch chosen with ``variants`` (main when
+        none), or for ``container-restart`` the one the container gives."""
+        if container is not None:
+            return self._expect(name, self.version, container=container)
+        return self._expect(name, self.version, variant=self.variants.get(name))
 
     def relation(self, relation_id: int) -> TwinRelation | None:
         return next((r for r in self.relations if r.id == relation_id), None)
@@ -706,8 +719,9 @@ class Twin:
         """One unit through one disruption: hooks before, the change, hooks after."""
         plan = self._plan(unit, expectation, target)
         self._run_hooks(unit, plan.before, cause)
-        self.apply_change(unit, plan.change, reason)
-        self._run_hooks(unit, plan.after, cause)
+        for hooks in plan.after:
+            self.apply_change(unit, plan.change, reason)
+            self._run_hooks(unit, hooks, cause)
 
     def delete_pod(self, pod: str) -> None:
         unit = self.unit_of_pod(pod)
@@ -729,14 +743,13 @@ class Twin:
         self.roll(app, cause)
         self.settle()
 
-    def kill_pid1(self, pod: str, container: str, variant: str | None = None) -> None:
+    def kill_pid1(self, pod: str, container: str) -> None:
+        """SIGTERM to PID 1 of one container (what the live port sends)."""
         unit = self.unit_of_pod(pod)
         if container not in unit.pod.containers:
             known = ", ".join(unit.pod.containers)
             raise UnknownName(f"pod {pod} has no container {container!r}", f"use one of: {known}")
-        if variant is None and container == CHARM_CONTAINER:
-            variant = "charm"
-        expectation = self.expect("container-restart", variant=variant)
+        expectation = self.expect("container-restart", container=container)
         self.disrupt_unit(unit, expectation, "container-restart", target=container)
         self.settle()
 
@@ -781,8 +794,11 @@ class Twin:
             for run in unit.pod.containers.values():
                 run.ready = True
             unit.pod.phase = "Running"
-        for unit, plan, _ in pending:
-            self._run_hooks(unit, plan.after, "node-restart")
+        for unit, plan, reason in pending:
+            for index, hooks in enumerate(plan.after):
+                if index:
+                    self.apply_change(unit, plan.change, reason)
+                self._run_hooks(unit, hooks, "node-restart")
         self.settle()
 
     def scale(self, app_name: str, count: int) -> None:
