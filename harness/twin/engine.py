@@ -10,7 +10,7 @@ the catalogue entry alone it decides:
 - the change: which containers start again from their image (fresh root filesystem,
   empty Pebble plan), whether the pod is new (a new ``charm-data`` EmptyDir: the charm
   directory and the unit's local state), and whether the unit's agent restarts;
-- for a disruption that removes the unit (``remove`` among its hooks): what the unit
+- for a disruption that removes the unit (one with ``new_units``): what the unit
   that comes back on the same ordinal keeps (name, storage, databags) and which
   lifecycle entry it runs (``new_units``).
 
@@ -28,7 +28,9 @@ from harness.errors import HarnessError
 from harness.twin.hooks import plan
 from harness.twin.model import CHARM_CONTAINER
 
-TEARDOWN_TRIGGERS = ("relation-departed", "relation-broken", "storage-detaching")
+# A removed unit tears down; where the catalogue leaves these optional (a teardown that
+# may be cut short), the twin shows the whole of it.
+TEARDOWN_TRIGGERS = ("relation-departed", "relation-broken", "storage-detaching", "stop", "remove")
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ def decide(
     """
     workload = tuple(containers)
     survives = expectation.survives
-    removed = "remove" in expectation.hooks
+    # The unit goes and a new one comes on its ordinal (scale-down-up).
+    removed = expectation.new_units is not None or "remove" in expectation.hooks
     if expectation.scope == "container":
         if target is None:
             raise HarnessError(
@@ -144,6 +147,10 @@ def decide(
         triggers=triggers,
     )
     if removed:
+        # ``remove`` is the last hook a unit sees (Juju "Hook" reference); a hook the
+        # catalogue allows "anywhere" goes before it.
+        if "remove" in hooks:
+            hooks = (*(h for h in hooks if h != "remove"), "remove")
         return UnitPlan(expectation, (hooks,), change, _arrival(expectation, deploy))
     if not fresh and not new_pod:
         return UnitPlan(expectation, ((), hooks), change)

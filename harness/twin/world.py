@@ -163,11 +163,12 @@ class Twin:
             )
 
     def expect(self, name: str, *, container: str | None = None) -> Expectation:
-        """The catalogue entry for ``name``: the branch chosen with ``variants`` (main when
-        none), or for ``container-restart`` the one the container gives."""
-        if container is not None:
+        """The catalogue entry for ``name``: the branch chosen with ``variants``, else for
+        ``container-restart`` the one the container gives (SIGTERM), else the main one."""
+        variant = self.variants.get(name)
+        if container is not None and variant is None:
             return self._expect(name, self.version, container=container)
-        return self._expect(name, self.version, variant=self.variants.get(name))
+        return self._expect(name, self.version, variant=variant)
 
     def relation(self, relation_id: int) -> TwinRelation | None:
         return next((r for r in self.relations if r.id == relation_id), None)
@@ -806,18 +807,22 @@ class Twin:
             raise HarnessError(f"cannot scale {app_name} to {count}", "give 0 or more units")
         app = self.app(app_name)
         expectation = self.expect("scale-down-up")
-        while len(app.units) > count:
-            unit = max(app.units, key=lambda u: u.pod.ordinal)
-            self._remove_unit(app, unit, expectation)
+        # The StatefulSet's scale drops the highest ordinals at once: every leaving unit
+        # tears down while the others are still there (so each departs from each).
+        leaving = sorted(app.units, key=lambda u: u.pod.ordinal, reverse=True)
+        leaving = leaving[: max(0, len(app.units) - count)]
+        plans = [(unit, self._plan(unit, expectation)) for unit in leaving]
+        for unit, plan in plans:
+            self._run_hooks(unit, plan.before, "scale-down-up")
+        for unit, _ in plans:
+            self._remove_unit(app, unit)
         if len(app.units) < count:
             deploy = expectation.new_units or self.expect("deploy")
             self.add_units(app, count - len(app.units), deploy)
         self.settle()
 
-    def _remove_unit(self, app: App, unit: Unit, expectation: Expectation) -> None:
-        """Scale down: the highest ordinal tears down and its pod and unit are gone."""
-        plan = self._plan(unit, expectation)
-        self._run_hooks(unit, plan.before, "scale-down-up")
+    def _remove_unit(self, app: App, unit: Unit) -> None:
+        """Scale down: the unit has torn down; its pod and unit record are gone."""
         app.units.remove(unit)
         for relation in self.relations:
             relation.unit_data.pop(unit.name, None)
