@@ -87,9 +87,10 @@ def _metas(
 def prepare_run(args: argparse.Namespace, backend: str, probe_charm: str | None) -> BundleRun:
     if not args.app:
         raise HarnessError("--bundle needs --app APP", "name the application to disrupt")
-    bundle = load_bundle(args.bundle)
-    bundle.app(args.app)  # an unknown app is refused first: it is the likeliest typo
     sources = parse_charm_sources(args.charm_source)
+    # The twin runs a source in place of a local charm; live deploys what the bundle names.
+    bundle = load_bundle(args.bundle, charms=sources if backend == "twin" else None)
+    bundle.app(args.app)  # an unknown app is refused first: it is the likeliest typo
     watches = [*(args.watch or ()), *(args.mark or ())]
     metas, notes = _metas(bundle, sources, backend, args.dry_run, watches)
     stack, scenario = prepare(

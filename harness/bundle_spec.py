@@ -194,7 +194,7 @@ def _machine_problem(raw: Mapping[str, Any], apps: Mapping[str, Any]) -> str | N
     return None
 
 
-def _app(path: Path, name: str, spec: Any) -> BundleApp:
+def _app(path: Path, name: str, spec: Any, override: Path | None = None) -> BundleApp:
     if not isinstance(spec, Mapping):
         raise _fail(path, f"application {name} is not a mapping", "give it charm: and scale:")
     charm = spec.get("charm")
@@ -219,7 +219,7 @@ def _app(path: Path, name: str, spec: Any) -> BundleApp:
     return BundleApp(
         name=str(name),
         charm=charm,
-        local_path=_local_path(path, charm),
+        local_path=override.resolve() if override is not None else _local_path(path, charm),
         channel=str(spec["channel"]) if spec.get("channel") else None,
         revision=revision,
         base=str(base) if base else None,
@@ -260,8 +260,13 @@ def _relations(path: Path, raw: Any, apps: Mapping[str, BundleApp]) -> tuple[tup
     return tuple(pairs)
 
 
-def parse_bundle(path: Path, text: str) -> BundleSpec:
-    """A bundle from its text; ``path`` locates local charms and names the bundle."""
+def parse_bundle(path: Path, text: str, charms: Mapping[str, Path] | None = None) -> BundleSpec:
+    """A bundle from its text; ``path`` locates local charms and names the bundle.
+
+    ``charms`` deploys some applications from another local charm (a freshly packed
+    ``.charm``, or a source folder on the twin) than the one the bundle names, and every
+    application the bundle gives that same charm likewise.
+    """
     try:
         documents = list(yaml.safe_load_all(text))
     except yaml.YAMLError as exc:
@@ -291,7 +296,23 @@ def parse_bundle(path: Path, text: str) -> BundleSpec:
         raise _fail(
             path, "it consumes offers (saas)", "deploy the offered apps in the bundle itself"
         )
-    apps = {str(name): _app(path, str(name), spec) for name, spec in apps_raw.items()}
+    overrides = dict(charms or {})
+    unknown = sorted(set(overrides) - {str(name) for name in apps_raw})
+    if unknown:
+        raise _fail(path, f"no application {unknown[0]!r}", f"applications: {', '.join(apps_raw)}")
+    # Apps the bundle gives the same charm file take the same stand-in charm.
+    by_charm = {
+        apps_raw[name].get("charm"): charm
+        for name, charm in overrides.items()
+        if isinstance(apps_raw[name], Mapping)
+    }
+    for name, spec in apps_raw.items():
+        if isinstance(spec, Mapping) and spec.get("charm") in by_charm:
+            overrides.setdefault(str(name), by_charm[spec["charm"]])
+    apps = {
+        str(name): _app(path, str(name), spec, overrides.get(str(name)))
+        for name, spec in apps_raw.items()
+    }
     return BundleSpec(
         path=path,
         text=text,
@@ -302,7 +323,7 @@ def parse_bundle(path: Path, text: str) -> BundleSpec:
     )
 
 
-def load_bundle(location: Path | str) -> BundleSpec:
+def load_bundle(location: Path | str, charms: Mapping[str, Path] | None = None) -> BundleSpec:
     """Read a bundle file; a HarnessError (one line, exit 2) for anything unusable."""
     path = Path(location)
     if not path.exists():
@@ -323,4 +344,4 @@ def load_bundle(location: Path | str) -> BundleSpec:
         raise HarnessError(
             f"cannot read {path}: {exc.strerror}", "check its permissions"
         ) from None
-    return parse_bundle(path.resolve(), text)
+    return parse_bundle(path.resolve(), text, charms)

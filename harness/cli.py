@@ -452,7 +452,7 @@ def _unfinished_bundle(
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
     from harness.evidence.bundle import Evidence, write_bundle
     from harness.interrupt import describe
-    from harness.run import deploy_commands, one_line
+    from harness.run import deploy_commands, one_line, portable_commands
 
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
@@ -462,7 +462,7 @@ def _unfinished_bundle(
         scenario.name,
         "twin" if backend == "twin" else "live",
         backend == "twin",
-        deploy_commands(stack),
+        portable_commands(deploy_commands(stack), stack),
         error,
         disruption=scenario.disruption,
         interrupted=interrupted,
@@ -577,12 +577,20 @@ def _execute(
 
 
 def _run_bundle(args: argparse.Namespace) -> int:
-    from harness.bundle_run import folder_name, plan_lines, prepare_run, start
+    from harness.bundle_run import (
+        folder_name,
+        parse_charm_sources,
+        plan_lines,
+        prepare_run,
+        start,
+    )
     from harness.bundle_spec import load_bundle
     from harness.evidence.folders import check_evidence_root, claim_folder
 
     juju = _juju_option(args.juju)
-    load_bundle(args.bundle)  # a bad file is refused before the backend is even chosen
+    # A bad file is refused before the backend is even chosen (any app's charm source may
+    # stand in for a local charm not packed yet: the twin runs the source).
+    load_bundle(args.bundle, charms=parse_charm_sources(args.charm_source))
     backend, announcement = _choose_backend(args.backend, args.dry_run)
     print(announcement, flush=True)
     probe = None if args.no_probe else _probe_charm(args, backend)

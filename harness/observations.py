@@ -41,6 +41,9 @@ class PodIdentity:
     node: str | None = None
     start_time: str | None = None
     containers: tuple[ContainerStatus, ...] = ()
+    # Set once the pod is being deleted; it may stay Running (and even Ready) for the whole
+    # grace period, but it is on its way out and never counts as the unit's pod.
+    deletion_timestamp: str | None = None
 
     def container(self, name: str) -> ContainerStatus | None:
         return next((c for c in self.containers if c.name == name), None)

@@ -106,6 +106,15 @@ class JujuPort(Protocol):
         """The model's whole debug-log (``--replay``), hook lines kept."""
         ...
 
+    async def debug_log_recent(self, lines: int) -> str:
+        """The most recent ``lines`` lines of the hook-related debug-log, oldest first.
+
+        Filtered where the log is kept (``juju debug-log --include-module``): uniter hook
+        and reboot lines and the agent's start, so a look costs what it asks for.
+        ``harness.observe.log_cursor`` builds "what is new since the last look" on it.
+        """
+        ...
+
     async def versions(self) -> Versions: ...
 
     async def reconnect(self) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from harness.options import HarnessOptions
 from harness.ports import Lab
 
 if TYPE_CHECKING:
+    from harness.charm_suite import BundleDeployment, CharmStack, Disrupt
     from harness.session import Deployment, Disrupter
 
 NODE_RESTART_SKIP = (
@@ -104,6 +105,19 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         report.sections.append(("evidence (paste report.md into the bug)", lines))
 
 
+def _fixture_or_none(request: pytest.FixtureRequest) -> Callable[[str], object | None]:
+    """Another fixture's value by name, or None where the session has no such fixture."""
+
+    def fixture(name: str) -> object | None:
+        try:
+            value: object = request.getfixturevalue(name)
+            return value
+        except pytest.FixtureLookupError:
+            return None
+
+    return fixture
+
+
 @pytest.fixture(scope="module")
 def harness_options(request: pytest.FixtureRequest) -> HarnessOptions:
     return HarnessOptions.from_config(request.config)
@@ -129,14 +143,8 @@ def lab(
     from harness.errors import EnvironmentUnavailable
     from harness.live.lab import close_lab, open_lab, pytest_live_lab
 
-    def fixture(name: str) -> object | None:
-        try:
-            value: object = request.getfixturevalue(name)
-            return value
-        except pytest.FixtureLookupError:
-            return None
-
     keep = bool(request.config.getoption("--keep-models", default=False))
+    fixture = _fixture_or_none(request)
     try:
         with pytest_live_lab(harness_options.juju_driver, fixture, keep_model=keep) as live:
             driver = getattr(live.juju, "driver", "?")
@@ -193,3 +201,57 @@ def disrupt(request: pytest.FixtureRequest, stack: Deployment) -> Disrupter:
         request.node.user_properties.append(("evidence", str(path)))
 
     return Disrupter(stack, record=record)
+
+
+# --- a charm repository's own bundle (its conftest defines ``charm_stack``) -------------
+
+
+@pytest.fixture(scope="module")
+def charm_stack() -> CharmStack:
+    """Override in your conftest.py: return a ``harness.charm_suite.CharmStack``."""
+    pytest.fail(
+        "define a module-scoped charm_stack fixture in conftest.py that returns "
+        "harness.charm_suite.CharmStack(bundle=..., app=..., source=...) (see the README)"
+    )
+
+
+@pytest.fixture(scope="module")
+def charm_deployment(
+    request: pytest.FixtureRequest,
+    charm_stack: CharmStack,
+    harness_options: HarnessOptions,
+    tmp_path_factory: pytest.TempPathFactory,
+    event_loop: asyncio.AbstractEventLoop,
+) -> Iterator[BundleDeployment]:
+    """The charm_stack's bundle, deployed once per module (live, or SIMULATED on the twin)."""
+    from harness import charm_suite
+
+    root = harness_options.evidence_dir / request.module.__name__.rpartition(".")[2]
+    if harness_options.backend == "twin":
+        deployment = charm_suite.twin_deployment(
+            charm_stack,
+            juju_version=harness_options.juju_version,
+            workdir=tmp_path_factory.mktemp("twin"),
+            evidence_root=root,
+        )
+        event_loop.run_until_complete(deployment.deploy())
+        yield deployment
+        return
+    # The live model is the ``lab`` fixture's (pytest-jubilant's ``juju`` or ops_test).
+    live: Lab = request.getfixturevalue("lab")
+    packer = charm_suite.packer(charm_stack, _fixture_or_none(request))
+    packed = event_loop.run_until_complete(packer())
+    deployment = charm_suite.live_deployment(charm_stack, live, packed, evidence_root=root)
+    event_loop.run_until_complete(deployment.deploy())
+    yield deployment
+
+
+@pytest.fixture
+def charm_disrupt(request: pytest.FixtureRequest, charm_deployment: BundleDeployment) -> Disrupt:
+    """``await charm_disrupt("pod-delete")``: disrupt the charm_stack's app, then settle."""
+    from harness.charm_suite import disrupter
+
+    def record(path: Path) -> None:
+        request.node.user_properties.append(("evidence", str(path)))
+
+    return disrupter(charm_deployment, record)

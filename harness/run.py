@@ -21,14 +21,14 @@ from harness.disrupt.base import Disruption, Target
 from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.folders import fallback_folder
-from harness.evidence.times import parse_instant, seconds_of_day
+from harness.evidence.times import duration, format_duration, parse_instant, seconds_of_day
 from harness.evidence.user_bundle import UserBundle
 from harness.findings import Finding
 from harness.interrupt import Interruption, RunInterrupted, describe
 from harness.observations import HookRecord, JournalEntry, Snapshot, Step
 from harness.ports import Lab
 from harness.scenarios import Scenario
-from harness.stack import Stack
+from harness.stack import Stack, WatchedPath
 from harness.versions import JujuVersion, Versions
 
 if TYPE_CHECKING:
@@ -134,6 +134,47 @@ def repro_command(
     return f"repro run {scenario.name}{given} --backend {backend}{version}"
 
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _portable_charm(path: str) -> tuple[str, str | None]:
+    """A local charm as a reader can name it: ``(deploy argument, pack step or None)``.
+
+    Under this repository it is named relative to the repository root; elsewhere by its own
+    name only. A charm directory is packed first (``juju deploy`` of a source directory is
+    gone in Juju 4 and never what CI ran).
+    """
+    local = Path(path).expanduser()
+    try:
+        relative = "./" + local.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        relative = "./" + local.name
+    if path.endswith(".charm"):
+        return relative, None
+    name = "probe" if local.resolve() == (REPO_ROOT / "charms" / "probe") else "*"
+    return f"{relative}/{name}_*.charm", f"(cd {relative} && charmcraft pack)"
+
+
+def portable_commands(commands: Sequence[str], stack: Stack) -> tuple[str, ...]:
+    """``commands`` with every local charm path replaced by one that works on any machine."""
+    replaced: list[str] = []
+    packs: list[str] = []
+    swaps: list[tuple[str, str]] = []
+    for spec in stack.apps:
+        if ("/" in spec.charm or spec.charm.endswith(".charm")) and spec.charm not in dict(swaps):
+            argument, pack = _portable_charm(spec.charm)
+            swaps.append((spec.charm, argument))
+            if pack and pack not in packs:
+                packs.append(pack)
+    swaps.sort(key=lambda swap: len(swap[0]), reverse=True)  # a path inside another: longest first
+    for command in commands:
+        for old, new in swaps:
+            command = command.replace(old, new)
+        replaced.append(command)
+    first_deploy = next((i for i, c in enumerate(replaced) if c.startswith("juju deploy")), 0)
+    return (*replaced[:first_deploy], *packs, *replaced[first_deploy:])
+
+
 def local_charm(scenario: Scenario, stack: Stack) -> str | None:
     """The local charm of the first target's application, for refresh disruptions."""
     for spec in stack.apps:
@@ -194,6 +235,14 @@ def plan(
     return tuple(lines)
 
 
+def _watch_note(watched: WatchedPath) -> str:
+    if watched.layer is None:
+        return "layer unknown: recorded, not judged"
+    if not watched.judged:
+        return f"{watched.layer}: recorded, not judged (the charm may write it again)"
+    return watched.layer
+
+
 def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
     """What the plan says about a user's bundle: which file, its digest, the observer."""
     bundle = stack.bundle
@@ -230,11 +279,7 @@ def _marking_notes(stack: Stack) -> tuple[str, ...]:
 def _watch_notes(stack: Stack, scenario: Scenario) -> tuple[str, ...]:
     if stack.bundle is None:
         return ()
-    lines = [
-        f"# watch {w.app} {w.container}:{w.path} "
-        f"({w.layer or 'layer unknown: recorded, not judged'})"
-        for w in stack.watched
-    ]
+    lines = [f"# watch {w.app} {w.container}:{w.path} ({_watch_note(w)})" for w in stack.watched]
     for app in sorted({t.app for t in scenario.targets} & set(stack.bundle.app_names)):
         related = stack.bundle.relations_of(app)
         listed = ", ".join(f"{a} {b}" for a, b in related) or "none in the bundle"
@@ -261,6 +306,16 @@ def user_bundle(
         probe=stack.has_probe,
         runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),
         deploy=bundle.deploy_command(),
+        watched=tuple(
+            (
+                w.app,
+                w.container,
+                w.path,
+                w.layer or "unknown",
+                "marker, judged" if w.seed and w.judged else "judged" if w.judged else "recorded",
+            )
+            for w in stack.watched
+        ),
     )
 
 
@@ -285,6 +340,15 @@ class _Gathered:
     bundle: UserBundle | None = None
     stage: str = "start-up"
     interruption: Interruption | None = None
+
+    def record(self, steps: Step | Iterable[Step], progress: Progress) -> None:
+        """Keep finished steps, and say on the terminal how long each took."""
+        for step in (steps,) if isinstance(steps, Step) else tuple(steps):
+            self.steps.append(step)
+            took = format_duration(duration(step.start, step.end))
+            clock = " on the twin's simulated clock" if self.lab.simulated else ""
+            detail = f": {step.detail}" if step.detail else ""
+            progress(f"  {step.name} took {took}{clock}{detail}")
 
     def enter(self, stage: str) -> None:
         """Start a stage; a stop asked for during the last one ends the run here."""
@@ -492,6 +556,7 @@ async def _run(
 ) -> None:
     from harness.catalogue import load
     from harness.disrupt import get
+    from harness.journal_layers import layer_findings
     from harness.observe.snapshot import take_snapshot
     from harness.settle import wait_settled
     from harness.verdict import judge
@@ -504,23 +569,31 @@ async def _run(
     got.versions = await _versions(lab)
     got.juju = _pick_juju(got.versions, juju_version)
     juju = JujuVersion.parse(got.juju)
-    got.commands = (
-        repro_command(scenario, lab.backend, got.juju, stack),
-        *deploy_commands(stack, juju),
-        *disruption_commands(
+    # Commands a reader can paste: no path of this machine; and for the twin, nothing
+    # aimed at a model or namespace that existed only in the simulation.
+    disruption_lines: tuple[str, ...] = ()
+    if not lab.simulated:
+        disruption_lines = disruption_commands(
             scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
+        )
+    got.commands = portable_commands(
+        (
+            repro_command(scenario, lab.backend, got.juju, stack),
+            *deploy_commands(stack, juju),
+            *disruption_lines,
         ),
+        stack,
     )
     # Look the expectation up before disrupting anything: an unknown entry fails early.
     got.expectation = load().expect(scenario.disruption, juju)
-    got.steps.append(Step("read versions", start, _now(lab), f"Juju {got.juju}"))
+    got.record(Step("read versions", start, _now(lab), f"Juju {got.juju}"), progress)
     progress(f"Juju {got.juju}; expecting {', '.join(got.expectation.required_hooks())}")
 
     got.enter("snapshot before")
     progress("snapshot before")
     start = _now(lab)
     got.before = await take_snapshot(lab, stack)
-    got.steps.append(Step("snapshot before", start, _now(lab)))
+    got.record(Step("snapshot before", start, _now(lab)), progress)
 
     window_start = lab.clock.now()
     disrupted = _disrupted_units(scenario, got.before)
@@ -531,19 +604,29 @@ async def _run(
             who = f"the node, under {', '.join(sorted({t.app for t in scenario.targets}))}"
         got.enter(f"{scenario.disruption} of {who}")
         progress(f"{scenario.disruption}: {who}")
-        got.steps.extend(await disruption.apply(lab, target))
+        got.record(await disruption.apply(lab, target), progress)
 
     affected = _affected_units(scenario, stack)
     got.enter("waiting until settled")
     progress(f"waiting until settled: {', '.join(affected)}")
-    settled = await wait_settled(lab, tuple(affected), affected)
-    got.steps.extend(_as_steps(settled))
+    before_pods = {p.unit: p for p in got.before.pods}
+    every = set(got.expectation.required_hooks(leader=True))
+    common = tuple(h for h in got.expectation.required_hooks(leader=False) if h in every)
+    settled = await wait_settled(
+        lab,
+        tuple(affected),
+        affected,
+        disrupted={unit: before_pods.get(unit) for unit in disrupted},
+        since=window_start,
+        required_hooks=common,
+    )
+    got.record(_as_steps(settled), progress)
 
     got.enter("snapshot after")
     progress("snapshot after")
     start = _now(lab)
     got.after = await take_snapshot(lab, stack)
-    got.steps.append(Step("snapshot after", start, _now(lab)))
+    got.record(Step("snapshot after", start, _now(lab)), progress)
     window_end = lab.clock.now()
 
     got.enter("collecting hooks")
@@ -552,13 +635,14 @@ async def _run(
     log_hooks = _debug_log_hooks(await lab.juju.debug_log(), window_start, window_end)
     journal = await _journal_hooks(lab, got.before, got.after)
     got.hooks = log_hooks + journal
-    got.steps.append(
+    got.record(
         Step(
             "collect hooks",
             start,
             _now(lab),
             f"{len(log_hooks)} from debug-log, {len(journal)} from the probe journal",
-        )
+        ),
+        progress,
     )
 
     got.enter("judging")
@@ -576,7 +660,7 @@ async def _run(
             target_container=container if one_container else None,
             **_bundle_judging(stack, containers),
         )
-    )
+    ) + tuple(layer_findings(got.expectation, got.before, got.after, disrupted))
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items()))
 

@@ -10,7 +10,7 @@ from harness.deploy import deploy_stack, mark_stack
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.options import HarnessOptions
 from harness.ports import Lab
-from harness.run import RunResult, deploy_commands, one_line, run_scenario
+from harness.run import RunResult, deploy_commands, one_line, portable_commands, run_scenario
 from harness.scenarios import scenario
 from harness.stack import Stack, default_stack
 
@@ -53,7 +53,7 @@ class Deployment:
             DEPLOY_FOLDER,
             self.lab.backend,
             self.lab.simulated,
-            deploy_commands(self.stack),
+            portable_commands(deploy_commands(self.stack), self.stack),
             error,
         )
 

@@ -34,6 +34,8 @@ class WatchedPath:
 
     ``layer`` is the filesystem layer it lives in (None: recorded but not judged); with
     ``seed`` the harness writes the file itself (through the cluster port) before disrupting.
+    ``judged=False`` records a known layer without judging it: a file the charm writes
+    may be written again after the disruption, which its digest cannot tell from survival.
     """
 
     app: str
@@ -41,6 +43,7 @@ class WatchedPath:
     path: str
     layer: Layer | None
     seed: bool = False
+    judged: bool = True
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,11 @@ class Stack:
     @property
     def layers(self) -> dict[tuple[str, str], Layer]:
         """(container, path) -> layer, for the verdict's file checks."""
-        return {(w.container, w.path): w.layer for w in self.watched if w.layer is not None}
+        return {
+            (w.container, w.path): w.layer
+            for w in self.watched
+            if w.layer is not None and w.judged
+        }
 
 
 def default_stack(

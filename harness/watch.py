@@ -1,4 +1,10 @@
-"""``--watch APP:CONTAINER:PATH``: a file whose survival a run records and judges.
+"""``--watch``/``--mark APP:CONTAINER:PATH``: files whose survival a run records.
+
+A ``--mark`` file is written by the harness before each run and judged against the
+survival its layer is catalogued with. A ``--watch`` file (one the charm or workload
+writes) is recorded before and after, with its layer, but not judged: the charm may write
+it again after the disruption, and a digest cannot tell that from survival; assert on it
+in a test (``harness.checks.file_digest``) or read the report's Files table.
 
 The layer is inferred from the charm's metadata, as Kubernetes lays a sidecar pod out
 (DESIGN.md, "The facts the harness encodes"):
@@ -65,4 +71,6 @@ def watched_path(
             f"--watch {text!r}: {meta.name} declares no container {container!r}",
             f"its containers are: {declared}",
         )
-    return WatchedPath(app, container, path, layer_of(meta, container, path), seed=seed)
+    layer = layer_of(meta, container, path)
+    # Only a file the harness writes itself is judged against its layer (see WatchedPath).
+    return WatchedPath(app, container, path, layer, seed=seed, judged=seed)

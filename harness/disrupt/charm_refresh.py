@@ -1,5 +1,8 @@
 """charm-refresh: ``juju refresh APP --path <the same .charm>``: the pods roll, upgrade-charm.
 
+Done when every pod has been replaced (a new uid, Ready), not when ``juju status`` shows
+the new revision: that changes before any pod does.
+
 We refresh to the same local charm rather than ``--channel`` (Charmhub will not refresh to
 the revision already running, so that is a no-op error); a local refresh always makes a new
 revision. The charm's path comes from the constructor (``--probe-charm`` in the CLI).
@@ -10,12 +13,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 from harness.disrupt.base import Disruption, Target
-from harness.disrupt.steps import WAIT_TIMEOUT, timed, waited_step
+from harness.disrupt.steps import (
+    WAIT_TIMEOUT,
+    existing_pods,
+    timed,
+    wait_all_replaced,
+    waited_step,
+)
 from harness.errors import HarnessError
 from harness.observations import Step
 from harness.ports import Lab
 from harness.versions import CharmVersion
-from harness.waiting import wait_for
 
 NEEDS_PATH = "pass the probe's .charm file (--probe-charm PATH)"
 
@@ -32,30 +40,19 @@ class CharmRefresh(Disruption):
         path = self.charm_path
         if not path:
             raise HarnessError(f"charm-refresh of {target.app} needs a local charm", NEEDS_PATH)
-        before = await self._charm(lab, target.app)
+        pods = await existing_pods(lab, target.app)
         refresh, _ = await timed(
             lab,
             f"juju refresh {target.app} --path",
             lambda: lab.juju.refresh(target.app, path=path),
             path,
         )
-
-        async def look() -> CharmVersion | None:
-            return await self._charm(lab, target.app)
-
+        # `juju status` shows the new charm-rev before any pod has rolled; the pods are
+        # what changes the units (stop in the old pod, upgrade-charm in the new one).
         wait, _ = await waited_step(
             lab,
-            f"wait for {target.app} to run a new charm revision",
-            lambda: wait_for(
-                f"{target.app} charm revision to change from {before.revision if before else '?'}",
-                look,
-                lambda now: (
-                    now is not None and (before is None or now.revision != before.revision)
-                ),
-                timeout=self.timeout,
-                clock=lab.clock,
-                describe=lambda now: f"revision {now.revision}" if now else "not in status",
-            ),
+            f"wait for every {target.app} pod to be replaced",
+            lambda: wait_all_replaced(lab, target.app, pods, self.timeout),
         )
         return (refresh, wait)
 
@@ -68,5 +65,6 @@ class CharmRefresh(Disruption):
         path = self.charm_path or "<the .charm file: --probe-charm PATH>"
         return (
             f"juju refresh -m {lab_model} {target.app} --path {path}",
-            f"juju status -m {lab_model} {target.app} --format json  # until charm-rev changes",
+            f"kubectl -n {namespace} rollout status statefulset/{target.app} "
+            f"--timeout={self.timeout:.0f}s",
         )

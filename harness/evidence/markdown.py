@@ -2,20 +2,20 @@
 
 A bundle can hold anything a charm, a cluster or a hand-edited file put in it. GitHub and
 Launchpad render Markdown with inline HTML, so every string from a bundle is shown as text:
-HTML's ``& < >`` become entities, table pipes are escaped, backticks cannot end a code span
+HTML's ``&`` and ``<`` become entities, table pipes are escaped, backticks cannot end a code span
 and only http(s) links become links.
 """
 
 from __future__ import annotations
-
-import html
 
 _MARKUP = str.maketrans({"\\": "\\\\", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]"})
 
 
 def text(value: object) -> str:
     """Inline text: HTML escaped, Markdown's emphasis and link brackets escaped."""
-    return html.escape("" if value is None else str(value), quote=False).translate(_MARKUP)
+    # & and < are what can start an entity or a tag; > alone is harmless and stays readable.
+    raw = "" if value is None else str(value)
+    return raw.replace("&", "&amp;").replace("<", "&lt;").translate(_MARKUP)
 
 
 def cell(value: object) -> str:

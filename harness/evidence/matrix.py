@@ -128,6 +128,20 @@ def _files_cell(before: Snapshot | None, after: Snapshot | None) -> str:
     return text
 
 
+def _layers_cell(evidence: Evidence) -> str:
+    """Charm-dir and storage, as the probe's journal showed them (container root: above)."""
+    from harness.evidence.report import layer_of
+
+    seen: dict[str, set[str]] = {}
+    for finding in evidence.findings:
+        layer = layer_of(finding)
+        if layer in ("charm-dir", "storage"):
+            state = "kept" if finding.observed.startswith("survived") else "lost"
+            seen.setdefault(layer, set()).add(state)
+    parts = [f"{layer} {'/'.join(sorted(states))}" for layer, states in sorted(seen.items())]
+    return f"; {', '.join(parts)} (probe journal)" if parts else ""
+
+
 def _relations_cell(before: Snapshot | None, after: Snapshot | None) -> str:
     if before is None or after is None:
         return "(not observed)"
@@ -161,7 +175,7 @@ def row_of(evidence: Evidence) -> MatrixRow:
         backend=_backend(evidence),
         scenario=evidence.scenario,
         hooks=_hooks_cell(evidence),
-        files=_files_cell(evidence.before, evidence.after),
+        files=_files_cell(evidence.before, evidence.after) + _layers_cell(evidence),
         relations=_relations_cell(evidence.before, evidence.after),
         deviations=evidence.count("deviation"),
         known_bugs=evidence.count("known-bug"),

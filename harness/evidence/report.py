@@ -11,9 +11,17 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from harness.evidence import markdown as md
 from harness.evidence.bundle import Evidence
-from harness.evidence.times import duration, format_duration
+from harness.evidence.times import duration, format_duration, parse_instant
 from harness.findings import Finding
-from harness.observations import ABSENT, Databag, FileState, HookRecord, PodIdentity, Snapshot
+from harness.observations import (
+    ABSENT,
+    Databag,
+    FileState,
+    HookRecord,
+    PodIdentity,
+    Snapshot,
+    Step,
+)
 
 DETAIL_CHARS = 200
 
@@ -143,6 +151,35 @@ def _hooks_section(e: Evidence) -> list[str]:
     return lines
 
 
+LAYERS = ("container-root", "charm-dir", "storage")
+
+
+def layer_of(finding: Finding) -> str | None:
+    """The filesystem layer a ``file`` finding judged (its expectation names it)."""
+    if finding.check != "file":
+        return None
+    return next((layer for layer in LAYERS if f"({layer}" in finding.expected), None)
+
+
+def _layers_section(e: Evidence) -> list[str]:
+    """All three places a file can live, with the verdict and what each was judged on."""
+    rows = []
+    for layer in LAYERS:
+        judged = [f for f in e.findings if layer_of(f) == layer]
+        if not judged:
+            rows.append((layer, "-", "-", "not judged in this run", "-", "-"))
+        for f in judged:
+            basis = (
+                f.detail
+                if f.detail.startswith("judged on")
+                else (f"judged on a watched file in the container's root filesystem: {f.subject}")
+            )
+            unit = f.subject.split(" ", 1)[0]
+            rows.append((layer, unit, f.expected, f.observed, f.verdict, basis))
+    lines = ["", "## Survival by filesystem layer", ""]
+    return lines + _table(("Layer", "Unit", "Expected", "Observed", "Verdict", "Judged on"), rows)
+
+
 def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
     def index(files: Iterable[FileState]) -> dict[tuple[str, str, str], str]:
         return {(f.unit, f.container, f.path): f.digest for f in files}
@@ -247,6 +284,8 @@ def _steps_section(e: Evidence) -> list[str]:
     lines = ["", "## Steps", ""]
     if not e.steps:
         return [*lines, "No steps were recorded."]
+    if e.simulated:
+        return lines + _simulated_steps(e)
     return lines + _table(
         ("Step", "Start", "End", "Took", "Detail"),
         (
@@ -254,6 +293,32 @@ def _steps_section(e: Evidence) -> list[str]:
             for s in e.steps
         ),
     )
+
+
+def _simulated_steps(e: Evidence) -> list[str]:
+    """The twin's steps on its own clock: offsets from the first step, never dates.
+
+    The twin's clock starts at a fixed, artificial instant so that runs are reproducible;
+    its dates mean nothing, its differences are what the simulation modelled.
+    """
+    origin = parse_instant(e.steps[0].start)
+
+    def offset(moment: str) -> str:
+        at = parse_instant(moment)
+        if origin is None or at is None:
+            return moment
+        return "+" + format_duration((at - origin).total_seconds())
+
+    def took(s: Step) -> str:
+        return format_duration(duration(s.start, s.end))
+
+    rows = [(s.name, offset(s.start), offset(s.end), took(s), s.detail) for s in e.steps]
+    note = (
+        "Times are the twin's simulated clock (SIMULATED), counted from the first step; "
+        "they say what the simulation modelled, not how long anything took."
+    )
+    header = ("Step", "Start (simulated)", "End (simulated)", "Took (simulated)", "Detail")
+    return [note, "", *_table(header, rows)]
 
 
 def _findings_section(findings: Sequence[Finding]) -> list[str]:
@@ -280,6 +345,7 @@ def render_report(evidence: Evidence) -> str:
     lines += _summary(e)
     lines += _attention(e)
     lines += _hooks_section(e)
+    lines += _layers_section(e)
     if e.before and e.after:
         lines += _files_section(e.before, e.after)
         lines += _relations_section(e.before, e.after)

@@ -28,6 +28,8 @@ class UserBundle:
     probe: bool  # whether the probe observer was deployed alongside
     runs: tuple[tuple[str, str], ...]  # (app, what ran it)
     deploy: str  # the `juju deploy` of the file
+    # (app, container, path, layer or "unknown", "judged" | "recorded" | "marker, judged")
+    watched: tuple[tuple[str, str, str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -39,6 +41,10 @@ class UserBundle:
             "probe": self.probe,
             "runs": [{"app": a, "ran_by": r} for a, r in self.runs],
             "deploy": self.deploy,
+            "watched": [
+                {"app": a, "container": c, "path": p, "layer": la, "judged": j}
+                for a, c, p, la, j in self.watched
+            ],
         }
 
     @classmethod
@@ -52,6 +58,16 @@ class UserBundle:
             probe=bool(raw["probe"]),
             runs=tuple((str(r["app"]), str(r["ran_by"])) for r in raw.get("runs", ())),
             deploy=str(raw["deploy"]),
+            watched=tuple(
+                (
+                    str(w["app"]),
+                    str(w["container"]),
+                    str(w["path"]),
+                    str(w["layer"]),
+                    str(w["judged"]),
+                )
+                for w in raw.get("watched", ())
+            ),
         )
 
     def report_lines(self) -> list[str]:
@@ -75,6 +91,16 @@ class UserBundle:
             )
         lines += ["", "| application | ran by |", "| --- | --- |"]
         lines += [f"| {app} | {ran_by} |" for app, ran_by in self.runs]
+        if self.watched:
+            lines += [
+                "",
+                "Watched paths (`--mark`: written by the harness and judged against its layer; "
+                "`--watch`: recorded only, since the charm may write it again):",
+                "",
+                "| application | container | path | layer | |",
+                "| --- | --- | --- | --- | --- |",
+            ]
+            lines += [f"| {a} | {c} | `{p}` | {la} | {j} |" for a, c, p, la, j in self.watched]
         return lines
 
     def reproduce_lines(self) -> list[str]:

@@ -24,6 +24,21 @@ from harness.versions import JujuVersion
 DEFAULT_TIMEOUT = 600.0
 ACTION_WAIT = "5m"
 INSTALL_JUJU = "install it: sudo snap install juju, then juju bootstrap microk8s"
+DEBUG_LOG_TIMEOUT = 120.0
+
+# The modules whose lines say which hooks ran: the uniter (hook results, "reboot
+# detected"), a podspec operator's uniter, and the agent's "running containerAgent" start
+# line (juju.cmd). A module filter takes its children too. Dated, UTC, milliseconds: the
+# milliseconds keep consecutive lines distinct, which the log cursor relies on.
+HOOK_LOG_MODULES = ("juju.worker.uniter", "juju.worker.caasoperator", "juju.cmd")
+DEBUG_LOG_FILTER = (
+    *(arg for module in HOOK_LOG_MODULES for arg in ("--include-module", module)),
+    "--date",
+    "--utc",
+    "--ms",
+    "--level",
+    "INFO",
+)
 
 
 class JujuRunner(Protocol):
@@ -147,9 +162,24 @@ class JujuCLI:
         await self.run("add-model", name, "--no-switch")
 
     async def debug_log(self) -> str:
-        """The whole model log at INFO and above, dated in UTC: hook lines are INFO."""
+        """The whole hook-related log at INFO and above, dated in UTC (hook lines are INFO).
+
+        Filtered on the controller (``--include-module``), so the log of a model that has
+        run for hours is not downloaded to find its hook lines.
+        """
         return await self.run(
-            "debug-log", "--replay", "--no-tail", "--date", "--utc", "--level", "INFO"
+            "debug-log", "--replay", "--no-tail", *DEBUG_LOG_FILTER, timeout=DEBUG_LOG_TIMEOUT
+        )
+
+    async def debug_log_recent(self, lines: int) -> str:
+        """The most recent ``lines`` hook-related lines (``--lines N --no-tail``)."""
+        return await self.run(
+            "debug-log",
+            "--no-tail",
+            "--lines",
+            str(max(1, lines)),
+            *DEBUG_LOG_FILTER,
+            timeout=DEBUG_LOG_TIMEOUT,
         )
 
     async def destroy_model(self, name: str, *, timeout: float) -> None:

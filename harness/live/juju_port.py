@@ -330,6 +330,9 @@ class LiveJujuPort:
     async def debug_log(self) -> str:
         return await self.cli.debug_log()
 
+    async def debug_log_recent(self, lines: int) -> str:
+        return await self.cli.debug_log_recent(lines)
+
     async def versions(self) -> Versions:
         """Client, controller and model agent versions, and each application's charm."""
         from harness.live.parse import parse_app_charms, parse_model_version

@@ -50,6 +50,7 @@ def pod_identity(pod: V1Pod, unit: str) -> PodIdentity:
         containers=tuple(
             sorted((_container(c) for c in statuses), key=lambda container: container.name)
         ),
+        deletion_timestamp=_iso(metadata.deletion_timestamp),
     )
 
 

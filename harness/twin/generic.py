@@ -126,12 +126,17 @@ def bundle_charms(
 
     charms: dict[str, CharmSource] = {}
     ran_by: dict[str, str] = {}
+    for app, directory in sources.items():
+        charms[charm_refs[app]] = real_source(app, directory)
+        ran_by[app] = f"{REAL} ({directory.resolve().name}, SIMULATED Juju around it)"
     for app in bundle.app_names:
-        if app in sources:
-            charms[charm_refs[app]] = real_source(app, sources[app])
-            ran_by[app] = f"{REAL} ({sources[app].name}, SIMULATED Juju around it)"
-        else:
-            meta = metas[app]
-            charms[charm_refs[app]] = stand_in_source(app, bundle, meta)
-            ran_by[app] = f"{STAND_IN}; metadata: {meta.source}"
-    return charms, ran_by
+        ref = charm_refs[app]
+        if app in ran_by:
+            continue
+        if ref in charms:  # the bundle gives it the same charm as a sourced app
+            ran_by[app] = next(ran_by[a] for a in sources if charm_refs[a] == ref)
+            continue
+        meta = metas[app]
+        charms[ref] = stand_in_source(app, bundle, meta)
+        ran_by[app] = f"{STAND_IN}; metadata: {meta.source}"
+    return charms, {app: ran_by[app] for app in bundle.app_names}

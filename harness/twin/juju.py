@@ -297,6 +297,11 @@ class TwinJuju:
         self._twin.require_node()
         return "".join(f"{line}\n" for line in render_debug_log(self._twin.dispatched))
 
+    async def debug_log_recent(self, lines: int) -> str:
+        self._twin.require_node()
+        recent = list(render_debug_log(self._twin.dispatched))[-max(1, lines) :]
+        return "".join(f"{line}\n" for line in recent)
+
     async def versions(self) -> Versions:
         version = f"{self._twin.version} {SIMULATED}"
         return Versions(

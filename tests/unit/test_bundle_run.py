@@ -99,7 +99,8 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "# wait until settled: pgbouncer-k8s, postgresql-k8s, probe, probe-peer active and idle",
         "# write the probe markers and databag values (actions write-marker, set-databag)",
         f"# write a marker into postgresql-k8s postgresql:{MARK} (kubectl exec)",
-        f"# watch postgresql-k8s postgresql:{PG_DATA} (storage)",
+        f"# watch postgresql-k8s postgresql:{PG_DATA} "
+        "(storage: recorded, not judged (the charm may write it again))",
         f"# watch postgresql-k8s postgresql:{MARK} (container-root)",
         "# watch probe workload:/probe/workload-marker (container-root)",
         "# relation data of every relation of postgresql-k8s (juju show-unit): "
@@ -286,6 +287,16 @@ def test_twin_run_writes_a_complete_simulated_bundle(
     assert f"sha256 `{digest}`" in reproduce
     assert "charm: postgresql-k8s" in reproduce  # the bundle itself
     assert "The probe observer (`probe`, `probe-peer`" in report
+    # The marker the harness wrote is judged against its layer (a fresh root: lost).
+    marker = [f for f in evidence.findings if f.check == "file" and MARK in f.subject]
+    assert [(f.expected, f.verdict) for f in marker] == [("lost (container-root)", "match")]
+    assert raw["bundle"]["watched"][0] == {
+        "app": "postgresql-k8s",
+        "container": "postgresql",
+        "path": MARK,
+        "layer": "container-root",
+        "judged": "marker, judged",
+    }
 
 
 def test_twin_run_without_the_probe_says_so(
@@ -341,3 +352,32 @@ def test_a_probe_only_disruption_is_refused_for_a_bundle_app(
     assert code == 2
     assert "use pod-spec-change" in err
     assert not any(tmp_path.iterdir())
+
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "charm-repo"
+
+
+def test_twin_runs_real_charm_code_given_by_charm_source(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(EXAMPLE / "bundle.yaml"), "--app", "demo",
+        "--charm-source", f"demo={EXAMPLE}", "--backend", "twin", "--no-probe",
+        "--watch", "demo:app:/etc/demo/demo.conf", "--evidence-dir", str(tmp_path),
+    )  # fmt: skip
+
+    assert code == 0, err
+    evidence = read_bundle(Path(out.splitlines()[-1]))
+    assert evidence.bundle is not None
+    runs = dict(evidence.bundle.runs)
+    assert runs["demo"].startswith("real charm code (charm-repo")
+    assert runs["demo-client"] == runs["demo"]  # the bundle gives both the same charm
+    # The real charm wrote its config on pebble-ready, again in the new pod.
+    after = {(f.unit, f.path): f.digest for f in evidence.after.files}
+    assert after[("demo/0", "/etc/demo/demo.conf")].startswith("sha256:")
+    # The relation the bundle declares carries the real charm's app databag (with the
+    # bundle's option), as the other side's show-unit sees it.
+    bags = [b for b in evidence.after.relations if b.owner == "demo" and b.scope == "app"]
+    assert [(b.seen_by, b.endpoint, dict(b.data)) for b in bags if b.data] == [
+        ("demo-client/0", "upstream", {"greeting": "bonjour"})
+    ]

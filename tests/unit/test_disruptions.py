@@ -330,13 +330,26 @@ async def test_container_restart_needs_a_container_that_exists() -> None:
     assert cluster.killed == []
 
 
-async def test_charm_refresh_refreshes_the_same_charm_and_waits_for_a_new_revision() -> None:
+async def test_charm_refresh_refreshes_the_same_charm_and_waits_for_the_pods_to_roll() -> None:
     juju, cluster, clock = probe_lab()
+    original = juju.refresh
+
+    async def refresh_rolls(app: str, **kwargs: object) -> None:
+        await original(app, **kwargs)  # type: ignore[arg-type]
+        clock.at(
+            clock.elapsed + 30,
+            lambda: cluster.pods_of.update(
+                {app: [pod(f"{app}/{n}", cluster.new_uid()) for n in range(2)]}
+            ),
+        )
+
+    juju.refresh = refresh_rolls  # type: ignore[method-assign]
     await get("charm-refresh", charm_path="/c/probe.charm").apply(
         make_lab(juju, cluster, clock=clock), Target("probe")
     )
     assert ("refresh", "probe", "/c/probe.charm", None, {}) in juju.calls
-    assert juju.charm_revision == 2
+    assert not {p.uid for p in cluster.pods_of["probe"]} & {"uid-0", "uid-1"}
+    assert clock.elapsed >= 30
 
 
 async def test_charm_refresh_without_a_charm_says_where_to_give_it() -> None:

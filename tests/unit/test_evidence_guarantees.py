@@ -494,3 +494,129 @@ def test_the_juju_2_warning_of_ops_scenario_is_shown_once_per_run(tmp_path: Path
     assert done.returncode in (0, 1), done.stderr
     both = done.stdout + done.stderr
     assert both.count("Juju 2.x is closed and unsupported") == 1
+
+
+# --- 9. commands that work on the reader's machine ------------------------------------------
+
+
+def test_a_twin_report_reproduces_without_this_machines_paths_or_kubectl(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+    assert code == 0
+    folder = Path(out.strip().splitlines()[-1])
+    report = (folder / "report.md").read_text("utf-8")
+    reproduce = report.split("## Reproduce", 1)[1].split("<details>", 1)[0]
+    commands = read_bundle(folder).commands
+
+    for text in (reproduce, "\n".join(commands)):
+        assert str(ROOT) not in text
+        assert str(tmp_path) not in text
+        assert "kubectl" not in text  # the twin's namespace never existed
+    assert "(cd ./charms/probe && charmcraft pack)" in commands
+    assert any(c.startswith("juju deploy ./charms/probe/probe_*.charm probe ") for c in commands)
+    assert commands.index("(cd ./charms/probe && charmcraft pack)") < next(
+        i for i, c in enumerate(commands) if c.startswith("juju deploy")
+    )
+
+
+def test_a_packed_charm_elsewhere_is_named_by_its_file_name() -> None:
+    from harness.run import deploy_commands, portable_commands
+    from harness.stack import default_stack
+
+    stack = default_stack("/home/someone/build/probe_ubuntu-22.04-amd64.charm")
+
+    commands = portable_commands(deploy_commands(stack), stack)
+
+    assert not any("/home/someone" in c for c in commands)
+    assert any(
+        c.startswith("juju deploy ./probe_ubuntu-22.04-amd64.charm probe ") for c in commands
+    )
+    assert not any("charmcraft pack" in c for c in commands)
+
+
+# --- 10. step durations on stdout; the twin's clock labelled ------------------------------
+
+
+def test_each_step_and_its_duration_is_printed_and_the_twin_clock_is_labelled(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+    assert code == 0
+    folder = Path(out.strip().splitlines()[-1])
+    evidence = read_bundle(folder)
+
+    printed = [line.strip() for line in out.splitlines() if " took " in line]
+    assert [line.split(" took ")[0] for line in printed] == [s.name for s in evidence.steps]
+    assert all("on the twin's simulated clock" in line for line in printed)
+    settle = next(line for line in printed if line.startswith("settle took "))
+    assert re.match(r"settle took \d+\.\ds on the twin's simulated clock", settle)
+
+    steps = (folder / "report.md").read_text("utf-8").split("## Steps", 1)[1]
+    steps = steps.split("## Reproduce", 1)[0]
+    assert "2000-01-01" not in steps  # the twin's artificial epoch is not shown as a date
+    assert "Times are the twin's simulated clock (SIMULATED)" in steps
+    assert "| Step | Start (simulated) | End (simulated) | Took (simulated) | Detail |" in steps
+
+
+# --- 6. all three filesystem layers, with what each was judged on ------------------------
+
+
+def test_report_and_matrix_show_charm_dir_and_storage_and_what_they_were_judged_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+    assert code == 0
+    folder = Path(out.strip().splitlines()[-1])
+    report = (folder / "report.md").read_text("utf-8")
+    layers = report.split("## Survival by filesystem layer", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in layers.splitlines() if line.startswith("| ")][1:]
+    by_layer = {row[0].strip("| "): row for row in rows if not row[0].startswith("|---")}
+
+    assert set(by_layer) == {"container-root", "charm-dir", "storage"}
+    # What repro predict says for a pod delete: charm-dir lost, storage kept.
+    assert by_layer["charm-dir"][3].startswith("lost (incarnation")
+    assert by_layer["storage"][3].startswith("survived (journal seq")
+    assert "charm-data EmptyDir" in by_layer["charm-dir"][5]
+    assert "journal on its storage volume" in by_layer["storage"][5]
+    assert "container's root filesystem" in by_layer["container-root"][5]
+
+    _, table, _ = repro(capsys, "matrix", str(folder))
+    row = next(line for line in table.splitlines() if line.startswith("| pod-delete | 3.6"))
+    assert "charm-dir lost, storage kept (probe journal)" in row
+
+
+def test_a_charm_dir_that_survives_a_new_pod_is_a_deviation() -> None:
+    from dataclasses import replace
+
+    from harness.catalogue import load
+    from harness.journal_layers import layer_findings
+    from harness.observations import JournalEntry
+
+    def entry(seq: int, charm_dir: str) -> JournalEntry:
+        return JournalEntry(
+            seq=seq, time="t", event="start", unit="probe/0", juju_version="3.6.1",
+            dispatch_path=None, pod="probe-0", root_incarnation="r",
+            root_incarnation_new=False, charm_dir_incarnation=charm_dir,
+            charm_dir_incarnation_new=False, workload_marker="present", leader=True,
+            databags={}, local_state_survived=True, controller_state_survived=True,
+        )  # fmt: skip
+
+    from harness.observations import Snapshot
+
+    expectation = load().expect("pod-delete", "3.6")
+    before = Snapshot(taken_at="a", journal=(entry(10, "same-id"),))
+    after = replace(before, taken_at="b", journal=(entry(2, "same-id"),))
+
+    found = {f.subject: f for f in layer_findings(expectation, before, after, ["probe/0"])}
+
+    assert found["probe/0 charm-dir"].verdict == "deviation"  # a new pod keeps no charm dir
+    assert found["probe/0 charm-dir"].observed == "survived (incarnation same-id -> same-id)"
+    assert found["probe/0 storage"].verdict == "deviation"  # the journal started again
+    assert found["probe/0 storage"].observed == "lost (journal seq 10 -> 2)"

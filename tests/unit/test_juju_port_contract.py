@@ -30,7 +30,7 @@ from samples import load_sample
 from harness.errors import UnknownName, WaitTimeout
 from harness.live.drivers import choose_driver
 from harness.live.jubilant_port import JubilantJujuPort
-from harness.live.juju_cli import JujuCLI, SubprocessJuju
+from harness.live.juju_cli import DEBUG_LOG_FILTER, JujuCLI, SubprocessJuju
 from harness.live.juju_port import HOOK_LOG_MODULES, LiveJujuPort
 from harness.live.process import Completed
 from harness.ports import AppSpec
@@ -311,9 +311,7 @@ async def test_show_unit_application_data_side_follows_the_juju_version(driven: 
 async def test_debug_log_replays_the_model_log_at_info_in_utc(driven: Driven) -> None:
     driven.cli.answer(("debug-log",), 0, DEBUG_LOG_40)
     assert "found queued" in await driven.port.debug_log()
-    assert driven.cli.verbs() == [
-        ("debug-log", "--replay", "--no-tail", "--date", "--utc", "--level", "INFO")
-    ]
+    assert driven.cli.verbs() == [("debug-log", "--replay", "--no-tail", *DEBUG_LOG_FILTER)]
 
 
 async def test_versions_record_which_driver_ran(driven: Driven) -> None:
@@ -479,3 +477,22 @@ async def test_a_node_restart_on_juju_40_waits_for_the_controller_through_the_cl
     assert driven.cli.calls.count(("status", "--format", "json")) == 4
     # No websocket to revive, nothing of jubilant's to reconnect: each look is a new process.
     driven.library.cli.assert_not_called()
+
+
+async def test_show_unit_as_juju_405_printed_it_reads_every_bag_as_the_units_own() -> None:
+    # Recorded on 4.0.5, where show-unit printed local-unit (and no related-units) on every
+    # relation (juju issue 22539, fixed by PR 22720): each bag is the shown unit's own, and
+    # the application databag is its own application's.
+    driven = _jubilant("4.0")
+    driven.cli.answer(
+        ("show-unit",), 0, load_sample("showunit_yaml_4.0.5_k8s_grafana_agent0.yaml")
+    )
+    bags = await driven.port.unit_relations("grafana-agent-k8s/0")
+    assert {(b.relation_id, b.scope, b.owner) for b in bags} == {
+        (1, "app", "grafana-agent-k8s"),
+        (1, "unit", "grafana-agent-k8s/0"),
+        (2, "app", "grafana-agent-k8s"),
+        (2, "unit", "grafana-agent-k8s/0"),
+    }
+    unit_bag = next(b for b in bags if b.relation_id == 2 and b.scope == "unit")
+    assert unit_bag.data == {"ingress-address": "10.152.183.148"}

@@ -22,6 +22,7 @@ from samples import load_sample
 
 from harness.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
 from harness.live.juju_cli import (
+    DEBUG_LOG_FILTER,
     JujuCLI,
     JujuCLIError,
     SubprocessJuju,
@@ -143,7 +144,7 @@ async def test_other_verbs_build_the_documented_argv() -> None:
         ("refresh", "probe", "--path", "/c/probe.charm", "--resource", "workload-image=nginx:1"),
         ("refresh", "mysql-k8s", "--channel", "8.0/edge"),
         ("scale-application", "probe", "0"),
-        ("debug-log", "--replay", "--no-tail", "--date", "--utc", "--level", "INFO"),
+        ("debug-log", "--replay", "--no-tail", *DEBUG_LOG_FILTER),
         ("add-model", "m2", "--no-switch"),
         ("show-unit", "probe/0", "--format", "json"),
     ]

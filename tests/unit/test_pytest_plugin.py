@@ -96,3 +96,50 @@ def test_live_lab_skips_with_what_is_missing(
     result = pytester.runpytest("-rs", "--backend", "live")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*needs a live Juju controller on MicroK8s*`juju` CLI*"])
+
+
+def test_charm_disrupt_without_a_charm_stack_says_what_to_define(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        async def test_pod_delete(charm_disrupt):
+            await charm_disrupt("pod-delete")
+        """
+    )
+    result = pytester.runpytest("--backend", "twin", "-p", "asyncio", "-o", "asyncio_mode=auto")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*define a module-scoped charm_stack fixture in conftest.py*"])
+
+
+def test_a_failing_charm_disruption_test_points_at_its_report(pytester: pytest.Pytester) -> None:
+    from pathlib import Path
+
+    example = Path(__file__).parents[2] / "examples" / "charm-repo"
+    pytester.makeconftest(
+        f"""
+        import pytest
+        from pathlib import Path
+        from harness.charm_suite import CharmStack
+
+        @pytest.fixture(scope="module")
+        def charm_stack():
+            root = Path({str(example)!r})
+            return CharmStack(bundle=root / "bundle.yaml", app="demo", source=root)
+        """
+    )
+    pytester.makepyfile(
+        """
+        async def test_pod_delete_keeps_the_pod(charm_disrupt):
+            run = await charm_disrupt("pod-delete")
+            assert not run.evidence.hooks, "hooks ran"
+        """
+    )
+    result = pytester.runpytest(
+        "--backend", "twin", "-p", "asyncio", "-o", "asyncio_mode=auto",
+        "--evidence-dir", str(pytester.path / "ev"),
+    )  # fmt: skip
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*evidence (paste report.md into the bug)*", "*pod-delete/report.md"]
+    )

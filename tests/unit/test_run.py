@@ -162,8 +162,9 @@ class FakeExpectation:
     disruption: str
     hooks: tuple[str, ...] = ("stop", "start")
     scope: str = "pod"
+    survives: dict[str, bool] = field(default_factory=dict)
 
-    def required_hooks(self) -> tuple[str, ...]:
+    def required_hooks(self, *, leader: bool | None = None) -> tuple[str, ...]:
         return self.hooks
 
 
@@ -174,6 +175,7 @@ class Fakes:
     judged: list[tuple[Any, ...]] = field(default_factory=list)
     verdict: str = "match"
     settle_error: BaseException | None = None
+    settle_evidence: dict[str, Any] = field(default_factory=dict)
     snapshots: int = 0
 
 
@@ -214,7 +216,10 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
             journal=journal,
         )
 
-    async def wait_settled(lab: Lab, apps: Sequence[str], expected: Any = None) -> Step:
+    async def wait_settled(
+        lab: Lab, apps: Sequence[str], expected: Any = None, **evidence: Any
+    ) -> Step:
+        state.settle_evidence = evidence
         if state.settle_error is not None:
             raise state.settle_error
         start = lab.clock.now().isoformat()

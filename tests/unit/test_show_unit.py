@@ -168,6 +168,19 @@ EXPECTED: dict[str, tuple[str, Shape]] = {
             (5, "zookeeper"): ("zookeeper", "zookeeper", ("zookeeper/0",)),
         },
     ),
+    # Juju 4.0.5 printed local-unit on every relation (juju issue 22539): each bag is the
+    # shown unit's own, and from 4.0 application-data is its own application's.
+    "showunit_yaml_4.0.5_k8s_grafana_agent0.yaml": (
+        "grafana-agent-k8s/0",
+        {
+            (1, "peers"): ("peers", "grafana-agent-k8s", ("grafana-agent-k8s/0",)),
+            (2, "grafana-dashboards-consumer"): (
+                "grafana-dashboard",
+                "grafana-agent-k8s",
+                ("grafana-agent-k8s/0",),
+            ),
+        },
+    ),
 }
 # The CMR alertmanager capture is the same unit, same relations, as the plain one.
 EXPECTED["showunit_json_3.1.2_k8s_cmr_alertmanager0.json"] = EXPECTED[
@@ -183,7 +196,8 @@ def test_every_show_unit_sample_has_expectations() -> None:
 def test_relations_endpoints_and_owners(name: str) -> None:
     unit, expected = EXPECTED[name]
 
-    bags = parse_show_unit(load_sample(name))
+    # From Juju 4.0 on, application-data is the shown unit's own application's.
+    bags = parse_show_unit(load_sample(name), local_app_data="_4." in name)
 
     assert shape(bags) == expected
     assert {b.seen_by for b in bags} == {unit}

@@ -516,6 +516,7 @@ def _fake_bin(tmp_path: Path, **programs: str) -> Path:
     [
         ("2.9.49", "run-action --model test-pod-delete {unit} journal --wait=4m --format yaml"),
         ("3.6.3", "run --model test-pod-delete {unit} journal --format yaml"),
+        ("4.0.1", "run --model test-pod-delete {unit} journal --format yaml"),
     ],
 )
 def test_diagnostics_read_each_probe_journal_with_the_controllers_action_verb(

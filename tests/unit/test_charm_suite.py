@@ -1,0 +1,98 @@
+"""A charm repository's own disruption tests: the README example is the one CI runs."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.charm_suite import CharmStack, load_for, packer, twin_deployment
+from harness.errors import HarnessError
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "examples" / "charm-repo"
+
+
+def readme_block(after: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    found = re.search(re.escape(after) + r"\n\n```python\n(.*?)```", text, re.S)
+    assert found, f"no python block after {after} in README.md"
+    return found.group(1)
+
+
+@pytest.mark.parametrize("name", ["conftest.py", "test_disruptions.py"])
+def test_the_readme_shows_the_example_ci_runs_verbatim(name: str) -> None:
+    assert (
+        readme_block(f"`tests/integration/{name}`:")
+        == (EXAMPLE / "tests" / "integration" / name).read_text()
+    )
+
+
+def test_each_example_test_is_three_lines() -> None:
+    text = (EXAMPLE / "tests" / "integration" / "test_disruptions.py").read_text()
+    bodies = re.findall(r"async def test_\w+\(charm_disrupt\):\n((?:    .+\n)+)", text)
+    assert bodies
+    assert all(len(body.splitlines()) == 3 for body in bodies)
+
+
+def spec(**kw: Any) -> CharmStack:
+    return CharmStack(bundle=EXAMPLE / "bundle.yaml", app="demo", source=EXAMPLE, **kw)
+
+
+def test_the_charm_under_test_replaces_the_bundles_unpacked_charm(tmp_path: Path) -> None:
+    packed = tmp_path / "demo-config_ubuntu-22.04-amd64.charm"
+    packed.write_text("zip")
+    bundle = load_for(spec(), packed)
+    # Both apps name the same local charm in the bundle: both get the packed one.
+    assert {a.name: a.app_spec().charm for a in bundle.apps} == {
+        "demo": str(packed),
+        "demo-client": str(packed),
+    }
+
+
+async def test_twin_deployment_runs_the_real_charm_and_records_evidence(tmp_path: Path) -> None:
+    deployment = twin_deployment(
+        spec(mark=("demo:app:/srv/data/.marker",)),
+        juju_version="3.6",
+        workdir=tmp_path / "twin",
+        evidence_root=tmp_path / "ev",
+    )
+    await deployment.deploy()
+    run = await deployment.run("pod-delete")
+    assert run is await deployment.run("pod-delete")  # one run per disruption per module
+    assert run.evidence.simulated
+    assert run.folder.parent.name.startswith("charm-repo-")
+    marker = [f for f in run.findings if f.check == "file"]
+    assert [(f.subject, f.verdict) for f in marker] == [
+        ("demo/0 app:/srv/data/.marker", "match")  # storage: kept across a new pod
+    ]
+
+
+def test_without_pytest_operator_the_charm_must_be_packed_first() -> None:
+    # A repository on pytest-jubilant: the lab fixture uses its `juju`; nothing packs.
+    packed = packer(spec(), lambda name: None)
+    with pytest.raises(HarnessError, match="pass CharmStack\\(packed="):
+        asyncio.run(packed())
+
+
+def test_ops_test_packs_the_source(tmp_path: Path) -> None:
+    from unittest.mock import create_autospec
+
+    from pytest_operator.plugin import OpsTest
+
+    ops_test = create_autospec(OpsTest, instance=True)
+    ops_test.build_charm.return_value = tmp_path / "demo-config_ubuntu-22.04-amd64.charm"
+    packed = packer(spec(), {"ops_test": ops_test}.get)
+    assert asyncio.run(packed()) == tmp_path / "demo-config_ubuntu-22.04-amd64.charm"
+    ops_test.build_charm.assert_awaited_once_with(EXAMPLE)
+
+
+def test_a_given_packed_charm_is_used_as_it_is(tmp_path: Path) -> None:
+    charm = tmp_path / "demo.charm"
+    charm.write_text("zip")
+    assert asyncio.run(packer(spec(packed=charm), lambda name: None)()) == charm
+    with pytest.raises(HarnessError, match="no such packed charm"):
+        asyncio.run(packer(spec(packed=tmp_path / "missing.charm"), lambda name: None)())
