@@ -100,6 +100,7 @@ class BundleSpec:
     name: str | None
     apps: tuple[BundleApp, ...]
     relations: tuple[tuple[str, str], ...]
+    kubernetes: bool = True  # it says bundle: kubernetes
 
     @property
     def short_digest(self) -> str:
@@ -320,6 +321,7 @@ def parse_bundle(path: Path, text: str, charms: Mapping[str, Path] | None = None
         name=str(raw["name"]) if raw.get("name") else None,
         apps=tuple(apps.values()),
         relations=_relations(path, raw.get("relations"), apps),
+        kubernetes=raw.get("bundle") == KUBERNETES,
     )
 
 

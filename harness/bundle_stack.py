@@ -112,10 +112,46 @@ def _check_relation(
         )
 
 
-def check_relations(bundle: BundleSpec, metas: Mapping[str, CharmMeta | None]) -> None:
+def _complete(
+    bundle: BundleSpec, a: str, b: str, metas: Mapping[str, CharmMeta | None]
+) -> tuple[str, str]:
+    """A relation with a bare application (``- [a, b]``) completed from the metadata,
+    as Juju does: the one provides/requires pair with the same interface."""
+    if ":" in a and ":" in b:
+        return a, b
+    app_a, _, named_a = a.partition(":")
+    app_b, _, named_b = b.partition(":")
+    meta_a, meta_b = metas.get(app_a), metas.get(app_b)
+    if meta_a is None or meta_b is None:
+        return a, b  # Juju completes it when it deploys; nothing to check here
+    pairs = [
+        (f"{app_a}:{ea}", f"{app_b}:{eb}")
+        for ea, (role_a, iface_a) in meta_a.endpoints.items()
+        for eb, (role_b, iface_b) in meta_b.endpoints.items()
+        if (not named_a or ea == named_a)
+        and (not named_b or eb == named_b)
+        and iface_a == iface_b
+        and {role_a, role_b} == {"provides", "requires"}
+    ]
+    if len(pairs) != 1:
+        found = "no endpoints that fit" if not pairs else f"{len(pairs)} ways to relate them"
+        raise HarnessError(
+            f"bundle {bundle.path.name}: relation {a} {b}: {found}",
+            "name both endpoints, as app:endpoint",
+        )
+    return pairs[0]
+
+
+def check_relations(
+    bundle: BundleSpec, metas: Mapping[str, CharmMeta | None]
+) -> tuple[tuple[str, str], ...]:
+    """Every relation's endpoints checked against the metadata, bare ones completed."""
+    completed = []
     for a, b in bundle.relations:
         _check_relation(bundle, a, metas)
         _check_relation(bundle, b, metas)
+        completed.append(_complete(bundle, a, b, metas))
+    return tuple(completed)
 
 
 def bundle_scenario(
@@ -181,7 +217,7 @@ def prepare(
 ) -> tuple[Stack, Scenario]:
     """Check everything and build the stack and scenario; raises before any deploy."""
     target = bundle.app(app)
-    check_relations(bundle, metas)
+    related = check_relations(bundle, metas)
     for name in (PROBE, PROBE_PEER):
         if probe_charm is not None and name in bundle.app_names:
             raise HarnessError(
@@ -195,7 +231,7 @@ def prepare(
     for text in marks:
         watched.append(watched_path(text, all_metas, seed=True))
     apps = [a.app_spec() for a in bundle.apps]
-    relations = list(bundle.relations)
+    relations = list(related)
     if probe_charm is not None:
         probe, probe_relations = probe_apps(probe_charm)
         apps.extend(probe)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,10 @@ from harness.bundle_stack import MetaSources, bundle_scenario, implied_meta, pre
 from harness.charm_meta import CharmMeta
 from harness.deploy import deploy_stack, mark_stack
 from harness.errors import HarnessError
+from harness.evidence.bundle import Evidence, write_bundle
 from harness.ports import Lab
-from harness.run import RunResult, run_scenario
+from harness.run import RunResult, deploy_commands, one_line, run_scenario, user_bundle
+from harness.session import DEPLOY_FOLDER
 from harness.stack import Stack
 
 log = logging.getLogger(__name__)
@@ -109,7 +111,22 @@ class BundleDeployment:
         )
 
     async def deploy(self) -> None:
-        await deploy_stack(self.lab, self.stack)
+        """Deploy the bundle; if that fails, leave a bundle saying how far it got."""
+        try:
+            await deploy_stack(self.lab, self.stack)
+        except BaseException as exc:
+            folder = self.evidence_dir / DEPLOY_FOLDER
+            evidence = Evidence.before_the_run(
+                DEPLOY_FOLDER,
+                self.lab.backend,
+                self.lab.simulated,
+                deploy_commands(self.stack),
+                one_line(exc),
+            )
+            bundle = user_bundle(self.stack, self.spec.app, self.ran_by)
+            write_bundle(replace(evidence, bundle=bundle), folder)
+            log.error("deploying bundle %s failed; evidence: %s", self.bundle.path.name, folder)
+            raise
 
     async def run(self, disruption: str) -> RunResult:
         if disruption not in self._runs:

@@ -25,6 +25,7 @@ from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.versions import JujuVersion
 
 if TYPE_CHECKING:
+    from harness.bundle_run import BundleRun
     from harness.interrupt import Interruption
     from harness.run import RunResult
     from harness.scenarios import Scenario
@@ -177,7 +178,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("scenarios (named reproductions on the default stack):")
     for s in SCENARIOS:
         bug = f" ({s.bug})" if s.bug else ""
-        print(f"  {s.name:<{width}}  [{s.disruption}] {s.summary}{bug}")
+        params = "".join(
+            f" (container {t.container}, signal {t.signal or 'TERM'})"
+            for t in s.targets
+            if t.container
+        )
+        print(f"  {s.name:<{width}}  [{s.disruption}{params}] {s.summary}{bug}")
     return 0
 
 
@@ -195,59 +201,27 @@ def _summary(name: str) -> str:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from harness.catalogue import load
+    from harness.catalogue.predict import predict_json, predict_text
 
     version = _juju_strict(args.juju)
     catalogue = load()
-    known = sorted({entry.disruption for entry in catalogue.entries})
-    if args.disruption not in known:
-        raise UnknownName(
-            f"unknown disruption {args.disruption!r}", f"choose one of: {', '.join(known)}"
+    if args.container or args.signal or args.variant:
+        branches: tuple[Any, ...] = (
+            catalogue.expect(
+                args.disruption,
+                version,
+                variant=args.variant,
+                container=args.container,
+                signal=args.signal,
+            ),
         )
-    expectation = catalogue.expect(args.disruption, version)
-    data = expectation.to_json()
-    if args.format == "json":
-        print(json.dumps(data, indent=2, sort_keys=True))
     else:
-        print(_predict_text(data, args.disruption, str(args.juju)))
+        branches = catalogue.branches(args.disruption, version)
+    if args.format == "json":
+        print(json.dumps(predict_json(branches), indent=2, sort_keys=True))
+    else:
+        print(predict_text(branches, str(args.juju)))
     return 0
-
-
-def _predict_text(data: dict[str, Any], disruption: str, juju: str) -> str:
-    span = data.get("juju") or {}
-    upper = f"to {span.get('max')}" if span.get("max") else "and later"
-    lines = [f"{disruption} on Juju {juju} (catalogue entry for Juju {span.get('min')} {upper})"]
-    if data.get("summary"):
-        lines.append(str(data["summary"]))
-    lines.append(f"hooks, in order: {', '.join(data.get('hooks') or ()) or '(none)'}")
-    optional = [
-        f"{o['hook']} ({o['where']}"
-        + (f", {o['when']}" if o.get("when") != "always" else "")
-        + ")"
-        for o in data.get("optional") or ()
-        if not o.get("required")
-    ]
-    if optional:
-        lines.append(f"may also run: {', '.join(optional)}")
-    survives = data.get("survives") or {}
-    if survives:
-        kept = ", ".join(f"{layer} {'kept' if ok else 'lost'}" for layer, ok in survives.items())
-        lines.append(f"files: {kept}")
-    lines.append(
-        "pod uid {}; restart counts {}; relation data {}; unit identity {}".format(
-            data.get("pod_uid"),
-            data.get("restart_count"),
-            data.get("relation_data"),
-            data.get("unit_identity"),
-        )
-    )
-    for bug in data.get("known_bugs") or ():
-        lines.append(
-            f"known bug {bug['id']} ({bug['url']}): {bug['title']}; reporter expected "
-            f"{', '.join(bug['reporter_expected'])}; Juju does {', '.join(bug['juju_does'])}"
-        )
-    for source in data.get("sources") or ():
-        lines.append(f"source: {source['claim']} <{source['url']}>")
-    return "\n".join(lines)
 
 
 # --- timeline --------------------------------------------------------------------------
@@ -347,15 +321,24 @@ def _live_client_plan(requested_driver: str) -> _ClientPlan:
     return _ClientPlan(version, tuple(lines))
 
 
-def _expected_hooks_line(disruption: str, juju: JujuVersion) -> str:
+def _expected_hooks_line(
+    disruption: str, juju: JujuVersion, containers: Sequence[str] = ()
+) -> str:
+    """The catalogue's hooks; ``containers`` (the charm's, when known) name its templates."""
     from harness.catalogue import load
 
     try:
         expectation = load().expect(disruption, juju)
     except HarnessError as error:
         return f"# the catalogue has no expectation for {disruption} on Juju {juju}: {error}"
-    hooks = ", ".join(expectation.required_hooks()) or "(none)"
-    return f"# the catalogue expects on Juju {juju.major}.{juju.minor}: {hooks}"
+    hooks = []
+    for hook in expectation.required_hooks():
+        if "{container}" in hook and containers:
+            hooks += [hook.replace("{container}", c) for c in containers]
+        else:
+            hooks.append(hook)
+    listed = ", ".join(hooks) or "(none)"
+    return f"# the catalogue expects on Juju {juju.major}.{juju.minor}: {listed}"
 
 
 def _print_plan(
@@ -364,6 +347,7 @@ def _print_plan(
     disruption: str,
     juju: JujuVersion | None,
     lines_for: Callable[[JujuVersion | None], Iterable[str]],
+    containers: Sequence[str] = (),
 ) -> None:
     """A dry run's plan; live, with what the local juju client says and what to expect."""
     if backend == "live":
@@ -374,7 +358,16 @@ def _print_plan(
     for line in lines_for(juju):
         print(line)
     if backend == "live" and juju is not None:
-        print(_expected_hooks_line(disruption, juju))
+        print(_expected_hooks_line(disruption, juju, containers))
+
+
+def _disrupted_containers(run: BundleRun) -> tuple[str, ...]:
+    """The disrupted app's workload containers, when its metadata is known."""
+    target = run.scenario.targets[0]
+    if target.container:
+        return (target.container,)
+    meta = run.metas.get(target.app)
+    return meta.container_names if meta is not None else ()
 
 
 def _controller_reachable() -> object:
@@ -452,7 +445,7 @@ def _unfinished_bundle(
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
     from harness.evidence.bundle import Evidence, write_bundle
     from harness.interrupt import describe
-    from harness.run import deploy_commands, one_line, portable_commands
+    from harness.run import deploy_commands, one_line, portable_commands, user_bundle
 
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
@@ -467,6 +460,8 @@ def _unfinished_bundle(
         disruption=scenario.disruption,
         interrupted=interrupted,
     )
+    # A user's bundle is named even when deploying it failed.
+    evidence = replace(evidence, bundle=user_bundle(stack, scenario.targets[0].app, None))
     with contextlib.suppress(OSError):
         write_bundle(evidence, folder)
 
@@ -608,6 +603,7 @@ def _run_bundle(args: argparse.Namespace) -> int:
             run.scenario.disruption,
             juju,
             lambda version: plan_lines(run, model, version),
+            containers=_disrupted_containers(run),
         )
         if backend == "live":
             return 0
@@ -695,6 +691,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("disruption")
     p.add_argument("--juju", required=True, metavar="VERSION", help="e.g. 3.6 or 2.9.43")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--variant", metavar="BRANCH", help="one branch, e.g. interrupted-stop")
+    p.add_argument("--container", help="container-restart: charm or a workload container")
+    p.add_argument("--signal", help="container-restart: TERM (default), KILL or OOM")
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("timeline", help="a juju debug-log dump as a per-unit hook timeline")

@@ -33,6 +33,7 @@ from harness.versions import JujuVersion, Versions
 
 if TYPE_CHECKING:
     from harness.catalogue.model import Expectation
+    from harness.verdict import BranchChoice
 
 Progress = Callable[[str], None]
 
@@ -88,7 +89,8 @@ def deploy_commands(
     if stack.bundle is not None and as_bundle:
         lines.append(stack.bundle.deploy_command())
         bundled = set(stack.bundle.app_names)
-        relations = tuple(r for r in relations if r not in stack.bundle.relations)
+        ours = set(stack.bundle.app_names)
+        relations = tuple(r for r in relations if not {e.partition(":")[0] for e in r} <= ours)
     for spec in stack.apps:
         if spec.app in bundled:
             continue
@@ -134,25 +136,43 @@ def repro_command(
     return f"repro run {scenario.name}{given} --backend {backend}{version}"
 
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+_PROJECT_MARKERS = ("pyproject.toml", ".git", "tox.ini")
+_CHARM_NAME = re.compile(r"^name:\s*['\"]?([a-z][a-z0-9-]*)", re.MULTILINE)
+
+
+def _project_root(path: Path) -> Path | None:
+    """The nearest folder above ``path`` that is a project (a checkout the reader has)."""
+    for folder in path.parents:
+        if any((folder / marker).exists() for marker in _PROJECT_MARKERS):
+            return folder
+    return None
+
+
+def _charm_name(folder: Path) -> str:
+    for name in ("charmcraft.yaml", "metadata.yaml"):
+        try:
+            found = _CHARM_NAME.search((folder / name).read_text("utf-8"))
+        except OSError:
+            continue
+        if found:
+            return found.group(1)
+    return "*"
 
 
 def _portable_charm(path: str) -> tuple[str, str | None]:
     """A local charm as a reader can name it: ``(deploy argument, pack step or None)``.
 
-    Under this repository it is named relative to the repository root; elsewhere by its own
-    name only. A charm directory is packed first (``juju deploy`` of a source directory is
-    gone in Juju 4 and never what CI ran).
+    Inside a project (a folder above it holds pyproject.toml, .git or tox.ini: this
+    repository, or the charm author's) it is named relative to that project; elsewhere by
+    its own name only. A charm directory is packed first (``juju deploy`` of a source
+    directory is gone in Juju 4 and never what CI ran).
     """
-    local = Path(path).expanduser()
-    try:
-        relative = "./" + local.resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        relative = "./" + local.name
+    local = Path(path).expanduser().resolve()
+    root = _project_root(local)
+    relative = "./" + (local.relative_to(root).as_posix() if root else local.name)
     if path.endswith(".charm"):
         return relative, None
-    name = "probe" if local.resolve() == (REPO_ROOT / "charms" / "probe") else "*"
-    return f"{relative}/{name}_*.charm", f"(cd {relative} && charmcraft pack)"
+    return f"{relative}/{_charm_name(local)}_*.charm", f"(cd {relative} && charmcraft pack)"
 
 
 def portable_commands(commands: Sequence[str], stack: Stack) -> tuple[str, ...]:
@@ -252,6 +272,12 @@ def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
         f"# deploy bundle {bundle.label} from {bundle.path} (sha256 {bundle.digest})",
         f"#   app by app, as `{bundle.deploy_command()}` would: {', '.join(bundle.app_names)}",
     ]
+    if not bundle.kubernetes:
+        lines.append(
+            "# note: the bundle does not say `bundle: kubernetes`; juju/charm bundledata.go "
+            "reads an untyped bundle as a machine one (unverified how Juju deploys it on a "
+            "Kubernetes model: add the key)"
+        )
     if stack.has_probe:
         lines.append(
             "# add the probe observer (probe, probe-peer): its own apps, related only "
@@ -287,9 +313,7 @@ def _watch_notes(stack: Stack, scenario: Scenario) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def user_bundle(
-    stack: Stack, scenario: Scenario, lab: Lab, ran_by: Mapping[str, str] | None
-) -> UserBundle | None:
+def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> UserBundle | None:
     """The evidence's record of the user's bundle, when the stack came from one."""
     from harness.evidence.user_bundle import DEPLOYED
 
@@ -302,7 +326,7 @@ def user_bundle(
         file=bundle.path.name,
         digest=bundle.digest,
         text=bundle.text,
-        app=scenario.targets[0].app,
+        app=app,
         probe=stack.has_probe,
         runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),
         deploy=bundle.deploy_command(),
@@ -331,6 +355,7 @@ class _Gathered:
     versions: Versions = field(default_factory=Versions)
     juju: str | None = None
     expectation: Expectation | None = None
+    branch: str = ""
     steps: list[Step] = field(default_factory=list)
     before: Snapshot | None = None
     after: Snapshot | None = None
@@ -384,10 +409,22 @@ class _Gathered:
             disruption=self.scenario.disruption,
             juju_version=self.juju,
             expected_hooks=expected,
+            branch=self.branch,
+            disruption_detail=_detail(self.scenario),
             error=error,
             bundle=self.bundle,
             interrupted=interrupted,
         )
+
+
+def _detail(scenario: Scenario) -> str:
+    """The disruption's parameters a reader needs: container-restart's container and signal."""
+    parts = [
+        f"container {t.container}, signal {t.signal or 'TERM'}"
+        for t in scenario.targets
+        if t.container
+    ]
+    return "; ".join(dict.fromkeys(parts))
 
 
 def _now(lab: Lab) -> str:
@@ -518,7 +555,7 @@ async def run_scenario(
     got = _Gathered(
         scenario,
         lab,
-        bundle=user_bundle(stack, scenario, lab, ran_by),
+        bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
         interruption=interruption,
     )
     try:
@@ -559,7 +596,7 @@ async def _run(
     from harness.journal_layers import layer_findings
     from harness.observe.snapshot import take_snapshot
     from harness.settle import wait_settled
-    from harness.verdict import judge
+    from harness.verdict import choose_branch, describe_branches, judge
 
     label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
     progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")
@@ -585,7 +622,12 @@ async def _run(
         stack,
     )
     # Look the expectation up before disrupting anything: an unknown entry fails early.
-    got.expectation = load().expect(scenario.disruption, juju)
+    target_container = next((t.container for t in scenario.targets if t.container), None)
+    target_signal = next((t.signal for t in scenario.targets if t.signal), None)
+    catalogue = load()
+    got.expectation = catalogue.expect(
+        scenario.disruption, juju, container=target_container, signal=target_signal
+    )
     got.record(Step("read versions", start, _now(lab), f"Juju {got.juju}"), progress)
     progress(f"Juju {got.juju}; expecting {', '.join(got.expectation.required_hooks())}")
 
@@ -648,24 +690,50 @@ async def _run(
     got.enter("judging")
     container = next((t.container for t in scenario.targets if t.container), "")
     one_container = got.expectation.scope == "container" and bool(container)
-    # A container restart concerns that container only (its pebble-ready hook).
-    containers = {t.app: (container,) for t in scenario.targets} if one_container else None
-    got.findings = tuple(
-        judge(
-            got.expectation,
-            got.before,
-            got.after,
-            got.hooks,
-            units=disrupted,
-            target_container=container if one_container else None,
-            **_bundle_judging(stack, containers),
+    # A workload container's restart concerns that container only (its pebble-ready hook);
+    # a charm container's restart gives every workload container's pebble-ready.
+    workload_only = one_container and got.expectation.container == "workload"
+    containers = {t.app: (container,) for t in scenario.targets} if workload_only else None
+    # The branch each unit is judged against comes from what it showed (a stop that did
+    # not complete, a second roll); container-restart's branch is its container and signal.
+    branches = (
+        (got.expectation,)
+        if target_container is not None
+        else catalogue.branches(scenario.disruption, juju)
+    )
+    choices = {unit: choose_branch(branches, got.hooks, (unit,)) for unit in disrupted}
+    got.branch = describe_branches(choices)
+    findings: list[Finding] = []
+    for expectation, units in _by_branch(choices, disrupted):
+        findings.extend(
+            judge(
+                expectation,
+                got.before,
+                got.after,
+                got.hooks,
+                units=units,
+                target_container=container if one_container else None,
+                **_bundle_judging(stack, containers),
+            )
         )
-    ) + tuple(layer_findings(got.expectation, got.before, got.after, disrupted))
+        findings.extend(layer_findings(expectation, got.before, got.after, units))
+    got.findings = tuple(findings)
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items()))
 
 
 _VERDICTS = ("match", "deviation", "known-bug")
+
+
+def _by_branch(
+    choices: Mapping[str, BranchChoice], units: Sequence[str]
+) -> list[tuple[Expectation, tuple[str, ...]]]:
+    """The disrupted units grouped by the branch chosen for each, in unit order."""
+    groups: dict[str, tuple[Expectation, list[str]]] = {}
+    for unit in units:
+        choice = choices[unit]
+        groups.setdefault(choice.name, (choice.expectation, []))[1].append(unit)
+    return [(expectation, tuple(members)) for expectation, members in groups.values()]
 
 
 def _bundle_judging(

@@ -36,22 +36,30 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "lp1830745-pod-spec-change",
         "pod-spec-change",
-        (Target(PROBE),),
-        "StatefulSet pod template patched: pods replaced, unit names and databags kept",
+        (Target(PROBE, zero_pods=True),),
+        "StatefulSet pod template patched and every pod deleted at once (zero running pods):"
+        " unit names and databags kept",
         bug="https://bugs.launchpad.net/juju/+bug/1830745",
     ),
     Scenario(
         "lp1830745-charm-pod-spec-change",
         "charm-pod-spec-change",
-        (Target(PROBE),),
-        "the probe patches its own pod template: the sidecar-era pod-spec-set",
+        (Target(PROBE, zero_pods=True),),
+        "the probe patches its own pod template (the sidecar-era pod-spec-set), then every"
+        " pod is deleted at once (zero running pods)",
         bug="https://bugs.launchpad.net/juju/+bug/1830745",
     ),
     Scenario(
         "container-restart",
         "container-restart",
-        (Target(PROBE, (f"{PROBE}/0",), container="workload"),),
-        "kill PID 1 of the workload container: same pod, that container's files fresh",
+        (Target(PROBE, (f"{PROBE}/0",), container="workload", signal="TERM"),),
+        "SIGTERM to PID 1 of the workload container: same pod, that container's files fresh",
+    ),
+    Scenario(
+        "container-restart-charm",
+        "container-restart",
+        (Target(PROBE, (f"{PROBE}/0",), container="charm", signal="TERM"),),
+        "SIGTERM to PID 1 of the charm container: stop, then start and every pebble-ready",
     ),
     Scenario(
         "resource-refresh",

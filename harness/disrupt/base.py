@@ -29,6 +29,10 @@ class Target:
     app: str
     units: tuple[str, ...] = ()
     container: str | None = None  # for container-restart
+    signal: str | None = None  # for container-restart: TERM (default), KILL or OOM
+    # For pod template changes: also delete every pod at once, so that for a moment the
+    # application has zero running pods (the race of Juju bug 1830745).
+    zero_pods: bool = False
     resource: str | None = None  # for resource-refresh: "name=image-reference"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from harness.disrupt.base import Disruption, Target
-from harness.disrupt.pod_spec_change import token
+from harness.disrupt.pod_spec_change import token, zero_pods_moment
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
     existing_pods,
@@ -50,12 +50,13 @@ class CharmPodSpecChange(Disruption):
             lambda: lab.juju.set_config(target.app, {OPTION: value}),
             f"{OPTION}={value}",
         )
+        zero = await zero_pods_moment(lab, target, self.timeout)
         wait, _ = await waited_step(
             lab,
             f"wait for every {target.app} pod to be replaced",
             lambda: wait_all_replaced(lab, target.app, before, self.timeout),
         )
-        return (trust, config, wait)
+        return (trust, config, *zero, wait)
 
     def plan(self, lab_model: str, namespace: str, target: Target) -> tuple[str, ...]:
         return (

@@ -1,4 +1,8 @@
-"""container-restart: kill PID 1 of one container; the kubelet restarts it in the same pod.
+"""container-restart: signal PID 1 of one container; the kubelet restarts it in the same pod.
+
+The target names the container (``charm`` or a workload container) and the signal
+(``TERM`` by default, ``KILL`` or ``OOM``); both are recorded in the step and the evidence,
+and they pick the catalogue branch (SIGTERM to the charm container runs ``stop`` first).
 
 PID 1 of a Juju sidecar container is pebble, which exits on SIGTERM (SIGKILL from inside
 the container is dropped by the kernel for a namespace's init). Done when the container's
@@ -10,6 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import ClassVar
 
+from harness.catalogue import normal_signal
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
@@ -36,6 +41,11 @@ def container_of(target: Target) -> str:
     return target.container
 
 
+def signal_of(target: Target) -> str:
+    """The target's signal, checked (``TERM`` when not given: what ``kill 1`` sends)."""
+    return normal_signal(target.signal) or "TERM"
+
+
 class ContainerRestart(Disruption):
     name: ClassVar[str] = "container-restart"
     summary: ClassVar[str] = (
@@ -47,6 +57,7 @@ class ContainerRestart(Disruption):
 
     async def apply(self, lab: Lab, target: Target) -> tuple[Step, ...]:
         container = container_of(target)
+        signal = signal_of(target)
         units = await target_units(lab, target.app, target.units)
         before = await pods_by_unit(lab, target.app)
         steps: list[Step] = []
@@ -61,9 +72,10 @@ class ContainerRestart(Disruption):
                 )
             step, _ = await timed(
                 lab,
-                f"kill PID 1 in {pod.name}/{container}",
-                partial(lab.cluster.kill_pid1, pod.name, container),
-                f"restart count was {status.restart_count}",
+                f"SIG{signal} to PID 1 in {pod.name}/{container}",
+                partial(lab.cluster.kill_pid1, pod.name, container, signal),
+                f"container {container}, signal {signal}; restart count was "
+                f"{status.restart_count}",
             )
             steps.append(step)
             step, _ = await waited_step(
@@ -111,7 +123,10 @@ class ContainerRestart(Disruption):
 
     def plan(self, lab_model: str, namespace: str, target: Target) -> tuple[str, ...]:
         container = container_of(target)
+        signal = signal_of(target)
         pods = [pod_name(u) for u in target.units] or [f"<every {target.app} pod>"]
+        if signal != "TERM":
+            return tuple(f"# SIG{signal} to PID 1 of {p}/{container} (twin only)" for p in pods)
         return tuple(
             f"kubectl -n {namespace} exec {p} -c {container} -- sh -c 'kill -TERM 1'" for p in pods
         )

@@ -12,15 +12,32 @@ from typing import ClassVar
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
+    delete_every_pod_at_once,
     existing_pods,
     timed,
     wait_all_replaced,
+    wait_zero_running,
     waited_step,
 )
 from harness.observations import Step
 from harness.ports import Lab
 
 ANNOTATION = "lifecycle-harness/disrupted-at"
+
+
+async def zero_pods_moment(lab: Lab, target: Target, timeout: float) -> tuple[Step, ...]:
+    """With ``target.zero_pods``: every pod deleted at once, until none is running."""
+    if not target.zero_pods:
+        return ()
+    deleted, seen = await delete_every_pod_at_once(lab, target.app)
+    if seen:
+        return (deleted,)
+    zero, _ = await waited_step(
+        lab,
+        f"wait for zero running {target.app} pods",
+        lambda: wait_zero_running(lab, target.app, timeout),
+    )
+    return (deleted, zero)
 
 
 def token(lab: Lab, prefix: str) -> str:
@@ -45,12 +62,13 @@ class PodSpecChange(Disruption):
             lambda: lab.cluster.patch_pod_template(target.app, {ANNOTATION: value}),
             f"{ANNOTATION}={value}",
         )
+        zero = await zero_pods_moment(lab, target, self.timeout)
         wait, _ = await waited_step(
             lab,
             f"wait for every {target.app} pod to be replaced",
             lambda: wait_all_replaced(lab, target.app, before, self.timeout),
         )
-        return (patch, wait)
+        return (patch, *zero, wait)
 
     def plan(self, lab_model: str, namespace: str, target: Target) -> tuple[str, ...]:
         body = (
@@ -58,8 +76,17 @@ class PodSpecChange(Disruption):
             + ANNOTATION
             + '":"pod-spec-change-<time>"}}}}}'
         )
+        zero = (
+            (
+                f"kubectl -n {namespace} delete pod --wait=false "
+                f"-l app.kubernetes.io/name={target.app}",
+            )
+            if target.zero_pods
+            else ()
+        )
         return (
             f"kubectl -n {namespace} patch statefulset {target.app} --type merge -p '{body}'",
+            *zero,
             f"kubectl -n {namespace} rollout status statefulset/{target.app} "
             f"--timeout={self.timeout:.0f}s",
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import TypeVar
 
@@ -107,6 +108,41 @@ async def wait_all_replaced(
         f"all {count} pods of {app} replaced and Ready",
         lambda: lab.cluster.pods(app),
         done,
+        timeout=timeout,
+        clock=lab.clock,
+        describe=describe_pods,
+    )
+
+
+async def delete_every_pod_at_once(lab: Lab, app: str) -> tuple[Step, bool]:
+    """Delete every pod of ``app`` in one go; the step, and whether none was running right after.
+
+    The race behind Juju bug 1830745: Juju saw zero running pods and removed the units.
+    """
+    names = [p.name for p in await lab.cluster.pods(app)]
+    seen: list[int] = []
+
+    async def look_once() -> None:
+        # Started after every deletion (gather starts them in order): what is left running.
+        seen.append(sum(1 for p in await lab.cluster.pods(app) if pod_ready(p)))
+
+    start = lab.clock.now().isoformat()
+    await asyncio.gather(*(lab.cluster.delete_pod(name) for name in names), look_once())
+    step = Step(
+        f"delete every {app} pod at once",
+        start,
+        lab.clock.now().isoformat(),
+        f"{', '.join(names)}; running and Ready right after: {seen[0]}",
+    )
+    return step, seen[0] == 0
+
+
+async def wait_zero_running(lab: Lab, app: str, timeout: float) -> Waited[tuple[PodIdentity, ...]]:
+    """A moment when no pod of ``app`` is running and Ready (deleted ones terminating)."""
+    return await wait_for(
+        f"a moment with zero running and Ready pods of {app}",
+        lambda: lab.cluster.pods(app),
+        lambda found: not any(pod_ready(p) for p in found),
         timeout=timeout,
         clock=lab.clock,
         describe=describe_pods,

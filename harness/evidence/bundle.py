@@ -65,6 +65,8 @@ class Evidence:
     error: str | None = None  # one line when the run failed part-way
     bundle: UserBundle | None = None  # the user's Juju bundle, when the run deployed one
     interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says during what)
+    branch: str = ""  # the catalogue branch each unit was judged against, and why
+    disruption_detail: str = ""  # the disruption's parameters (container, signal)
 
     @property
     def complete(self) -> bool:
@@ -301,6 +303,8 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
         "after": snapshot_to_json(e.after) if e.after else None,
         "hooks": [hook_to_json(h) for h in e.hooks],
         "expected_hooks": list(e.expected_hooks),
+        "branch": e.branch,
+        "disruption_detail": e.disruption_detail,
         "findings": [
             {
                 "check": f.check,
@@ -470,6 +474,8 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         disruption=raw.get("disruption"),
         juju_version=raw.get("juju_version"),
         expected_hooks=tuple(raw.get("expected_hooks", ())),
+        branch=raw.get("branch", ""),
+        disruption_detail=raw.get("disruption_detail", ""),
         error=raw.get("error"),
         bundle=UserBundle.from_json(raw["bundle"]) if raw.get("bundle") else None,
         interrupted=bool(raw.get("interrupted", False)),

@@ -76,9 +76,12 @@ def _summary(e: Evidence) -> list[str]:
     )
     if e.juju_version:
         juju += f"; judged against the catalogue for {e.juju_version}"
+    disruption = e.disruption or "unknown"
+    if e.disruption_detail:
+        disruption += f" ({e.disruption_detail})"
     rows: list[tuple[str, str]] = [
         ("Scenario", e.scenario),
-        ("Disruption", e.disruption or "unknown"),
+        ("Disruption", disruption),
         ("Backend", backend),
         ("Juju", juju),
         ("MicroK8s", _or_unknown(v.microk8s)),
@@ -86,6 +89,8 @@ def _summary(e: Evidence) -> list[str]:
         ("Charms", charms or "unknown"),
         ("Verdicts", verdict_counts(e)),
     ]
+    if e.branch:
+        rows.insert(4, ("Catalogue branch", e.branch))
     if e.bundle is not None:
         observer = "probe observer deployed" if e.bundle.probe else "no probe observer"
         rows.insert(1, ("Bundle", f"{e.bundle.name} (sha256 {e.bundle.digest[:12]}), {observer}"))

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from harness.catalogue import normal_signal
 from harness.errors import EnvironmentUnavailable, HarnessError
 from harness.live.parse import pod_identity, unit_for_pod
 from harness.observations import ABSENT, DIRECTORY, FileState, PodIdentity
@@ -274,7 +275,15 @@ class LiveClusterPort:
                 "the container needs sh, mkdir and a writable parent directory",
             )
 
-    async def kill_pid1(self, pod: str, container: str) -> None:
+    async def kill_pid1(self, pod: str, container: str, signal: str = "TERM") -> None:
+        if normal_signal(signal) != "TERM":
+            # The kernel ignores SIGKILL sent to a PID namespace's init from inside it, and
+            # an OOM kill cannot be asked for: only the node could do either.
+            raise HarnessError(
+                f"signal {signal} to PID 1 of {pod}/{container} cannot be sent from inside "
+                "the container on the live backend",
+                "use signal TERM live, or the twin (--backend twin) for KILL and OOM",
+            )
         result = await asyncio.to_thread(self._exec, pod, container, KILL_PID1, 60.0, True)
         if result.exit_code > 0:
             raise HarnessError(

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
 import jubilant
 
-from harness.errors import UnknownName
+from harness.errors import HarnessError, UnknownName
 from harness.live.juju_cli import JujuCLI, JujuCLIError, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm
 from harness.ports import AppSpec, Clock
@@ -97,6 +98,14 @@ class JubilantJujuPort(LiveJujuPort):
         if not self._logging_checked:
             await self.keep_hook_logging()
         local = is_local_charm(spec.charm)
+        is_dir = local and await asyncio.to_thread(os.path.isdir, spec.charm)
+        if is_dir and await self.juju_major() >= 4:
+            # Juju 4.0 removed deploying a charm directory (juju/juju docs/howto/
+            # upgrade-your-juju-deployment-from-36-to-40.md): say so before it fails.
+            raise HarnessError(
+                f"Juju 4 deploys only a packed charm, and {spec.charm} is a directory",
+                "run `charmcraft pack` in it and deploy the .charm file it makes",
+            )
         # jubilant reads a charm as a local file only when it starts with "/" or ".".
         charm = _absolute(spec.charm) if local else spec.charm
         log.info("deploy %s as %s", charm, spec.app)
@@ -110,6 +119,13 @@ class JubilantJujuPort(LiveJujuPort):
             num_units=spec.units,
             resources=dict(spec.resources) or None,
             trust=spec.trust,
+            revision=None if local else spec.revision,
+            # jubilant takes constraints as a mapping ("arch=amd64 mem=2G" -> two keys).
+            constraints=dict(
+                item.split("=", 1) for item in (spec.constraints or "").split() if "=" in item
+            )
+            or None,
+            storage=dict(spec.storage) or None,
         )
 
     async def integrate(self, endpoint_a: str, endpoint_b: str) -> None:

@@ -319,13 +319,17 @@ class LiveJujuPort:
         application-data now uses the local side"). The controller decides; its major
         equals the client's (``check_versions``), so the client's is the fallback.
         """
+        return await self.juju_major() >= 4
+
+    async def juju_major(self) -> int:
+        """The controller's major version (asked once), else the client's."""
         if self._juju_major is None:
             try:
                 agent = str((await self.cli.show_controller()).get("agent-version") or "")
                 self._juju_major = JujuVersion.parse(agent).major
             except (HarnessError, ValueError):
                 self._juju_major = (await self.cli.version()).major
-        return self._juju_major >= 4
+        return self._juju_major
 
     async def debug_log(self) -> str:
         return await self.cli.debug_log()

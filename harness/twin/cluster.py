@@ -12,8 +12,10 @@ with the hooks the catalogue gives for the matching disruption:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 
+from harness.catalogue import CHARM_CONTAINER, load
 from harness.errors import HarnessError, WaitTimeout
 from harness.observations import ContainerStatus, FileState, PodIdentity
 from harness.ports import ExecResult
@@ -26,6 +28,7 @@ class TwinCluster:
 
     def __init__(self, twin: Twin) -> None:
         self._twin = twin
+        self._gone: set[str] = set()  # deleted, not yet re-created by the StatefulSet
 
     @property
     def namespace(self) -> str:
@@ -37,6 +40,8 @@ class TwinCluster:
         found: list[PodIdentity] = []
         for unit in sorted(twin.app(app).units, key=lambda u: u.pod.ordinal):
             pod = unit.pod
+            if pod.name in self._gone:
+                continue
             found.append(
                 PodIdentity(
                     unit=unit.name,
@@ -62,6 +67,13 @@ class TwinCluster:
 
     async def delete_pod(self, pod: str) -> None:
         self._twin.require_node()
+        # Gone from the API at once; the StatefulSet re-creates it after other deletions
+        # issued at the same moment: deleting every pod together leaves none for a while.
+        self._gone.add(pod)
+        try:
+            await asyncio.sleep(0)
+        finally:
+            self._gone.discard(pod)
         self._twin.delete_pod(pod)
 
     async def patch_pod_template(self, app: str, annotations: Mapping[str, str]) -> None:
@@ -103,9 +115,12 @@ class TwinCluster:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content)
 
-    async def kill_pid1(self, pod: str, container: str) -> None:
+    async def kill_pid1(self, pod: str, container: str, signal: str = "TERM") -> None:
         self._twin.require_node()
-        self._twin.kill_pid1(pod, container)
+        # The catalogue's branch for this container and signal (charm, charm-kill, main).
+        kind = CHARM_CONTAINER if container == CHARM_CONTAINER else "workload"
+        variant = load().variant_for("container-restart", container=kind, signal=signal)
+        self._twin.kill_pid1(pod, container, variant)
 
     async def server_version(self) -> str | None:
         return "simulated"

@@ -13,7 +13,13 @@ from harness.checks import assert_no_deviation, findings
 from harness.session import Disrupter
 from harness.stack import PROBE
 
-SCENARIOS = ["container-restart", "resource-refresh", "charm-refresh", "scale-down-up"]
+SCENARIOS = [
+    "container-restart",
+    "container-restart-charm",
+    "resource-refresh",
+    "charm-refresh",
+    "scale-down-up",
+]
 
 pytestmark = pytest.mark.disruptive
 

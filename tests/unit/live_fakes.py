@@ -66,6 +66,7 @@ class FakeCluster:
     deleted: list[str] = field(default_factory=list)
     patched: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     killed: list[tuple[str, str]] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
     written: list[tuple[str, str, str, str]] = field(default_factory=list)
     files: dict[tuple[str, str], tuple[FileState, ...]] = field(default_factory=dict)
     listed: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
@@ -106,8 +107,9 @@ class FakeCluster:
     async def write_file(self, pod: str, container: str, path: str, content: str) -> None:
         self.written.append((pod, container, path, content))
 
-    async def kill_pid1(self, pod: str, container: str) -> None:
+    async def kill_pid1(self, pod: str, container: str, signal: str = "TERM") -> None:
         self.killed.append((pod, container))
+        self.signals.append(signal)
         for app, pods in self.pods_of.items():
             self.pods_of[app] = [
                 replace(
@@ -482,7 +484,7 @@ class HostileCluster(FakeCluster):
         self.patched.append((app, dict(annotations)))
         self.world.roll()
 
-    async def kill_pid1(self, pod: str, container: str) -> None:
+    async def kill_pid1(self, pod: str, container: str, signal: str = "TERM") -> None:
         self.killed.append((pod, container))
         unit = next(u for u, p in self.world.pods.items() if p.name == pod)
         t = self.world.timing

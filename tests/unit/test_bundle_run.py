@@ -118,7 +118,7 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "juju debug-log --replay --no-tail --date --utc --level INFO",
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
         "# the catalogue expects on Juju 3.6: stop, upgrade-charm, config-changed, start, "
-        "{container}-pebble-ready",
+        "postgresql-pebble-ready",  # its container, from the charm's metadata
     ]
 
 
@@ -381,3 +381,124 @@ def test_twin_runs_real_charm_code_given_by_charm_source(
     assert [(b.seen_by, b.endpoint, dict(b.data)) for b in bags if b.data] == [
         ("demo-client/0", "upstream", {"greeting": "bonjour"})
     ]
+
+
+def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import contextlib
+    import types
+
+    import harness.deploy
+    import harness.live.lab
+    import harness.run
+    from harness.ports import AppSpec
+
+    charmhub(monkeypatch)
+    monkeypatch.setattr(cli, "_controller_reachable", lambda: True)
+    seen: dict[str, Any] = {}
+    lab = types.SimpleNamespace(juju=types.SimpleNamespace(model_name="m", driver="libjuju"))
+
+    @contextlib.asynccontextmanager
+    async def connect_lab(model: str | None, keep: bool, driver: str) -> Any:
+        yield lab
+
+    async def deploy_stack(got: Any, stack: Any) -> None:
+        seen["apps"], seen["relations"] = stack.apps, stack.relations
+
+    async def run_scenario(got: Any, scenario: Any, stack: Any, folder: Path, **kw: Any) -> Any:
+        seen["targets"] = scenario.targets
+        seen["layers"] = stack.layers
+        raise RuntimeError("the controller went away")  # a failing run still leaves a bundle
+
+    monkeypatch.setattr(harness.live.lab, "connect_lab", connect_lab)
+    monkeypatch.setattr(harness.deploy, "deploy_stack", deploy_stack)
+    monkeypatch.setattr(harness.run, "run_scenario", run_scenario)
+    probe = tmp_path / "probe_amd64.charm"
+    probe.write_text("zip")
+
+    code, out, err = repro(
+        capsys, "run", "container-restart", "--bundle", str(BUNDLE), "--app", "postgresql-k8s",
+        "--probe-charm", str(probe), "--mark", f"postgresql-k8s:postgresql:{MARK}",
+        "--evidence-dir", str(tmp_path / "ev"),
+    )  # fmt: skip
+
+    assert code == 2
+    assert "the controller went away" in err
+    assert seen["apps"][1] == AppSpec(
+        "postgresql-k8s",
+        "postgresql-k8s",
+        channel="edge",
+        trust=True,
+        resources={"postgresql-image": "18"},
+        revision=19,
+        constraints="arch=amd64",
+        storage={"pgdata": "kubernetes,1,1024"},
+    )
+    assert [a.app for a in seen["apps"]] == [
+        "pgbouncer-k8s",
+        "postgresql-k8s",
+        "probe",
+        "probe-peer",
+    ]
+    # container-restart: the container comes from the charm's metadata (Charmhub).
+    assert [(t.app, t.container) for t in seen["targets"]] == [("postgresql-k8s", "postgresql")]
+    assert seen["layers"] == {
+        ("postgresql", MARK): "container-root",
+        ("workload", "/probe/workload-marker"): "container-root",
+    }
+    folder = Path(out.splitlines()[-1])
+    assert folder.name.startswith("container-restart-postgresql-k8s-")
+    stopped = read_bundle(folder)
+    assert stopped.error == "RuntimeError: the controller went away"
+    assert stopped.bundle is not None
+    assert stopped.bundle.digest == read_sha(BUNDLE)  # named even when the run failed
+    assert stopped.commands[0] == "juju deploy ./bundle.yaml --trust"
+
+
+def test_a_bare_relation_is_completed_from_the_metadata_or_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    charmhub(monkeypatch)
+    forbid_deploying(monkeypatch)
+    bare = write(
+        tmp_path,
+        BUNDLE.read_text().replace(
+            "- - pgbouncer-k8s:backend-database\n  - postgresql-k8s:database",
+            "- [pgbouncer-k8s, postgresql-k8s]",
+        ),
+    )
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(bare), "--app", "postgresql-k8s",
+        "--backend", "live", "--dry-run", "--no-probe",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "juju integrate pgbouncer-k8s:backend-database postgresql-k8s:database" in out
+
+    # postgresql-k8s:db provides pgsql; pgbouncer-k8s only provides pgsql too: no fit.
+    ambiguous = write(
+        tmp_path,
+        BUNDLE.read_text()
+        .replace("pgbouncer-k8s:backend-database", "pgbouncer-k8s")
+        .replace("postgresql-k8s:database", "postgresql-k8s:db"),
+    )
+    code, _, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(ambiguous), "--app", "postgresql-k8s",
+        "--backend", "live", "--dry-run", "--no-probe",
+    )  # fmt: skip
+    assert code == 2
+    assert "relation pgbouncer-k8s postgresql-k8s:db: no endpoints that fit" in err
+
+
+def test_a_bundle_without_its_kubernetes_type_is_planned_with_a_note(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    charmhub(monkeypatch)
+    forbid_deploying(monkeypatch)
+    untyped = write(tmp_path, BUNDLE.read_text().replace("bundle: kubernetes\n", ""))
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(untyped), "--app", "postgresql-k8s",
+        "--backend", "live", "--dry-run", "--no-probe",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "# note: the bundle does not say `bundle: kubernetes`" in out

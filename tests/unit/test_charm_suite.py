@@ -96,3 +96,25 @@ def test_a_given_packed_charm_is_used_as_it_is(tmp_path: Path) -> None:
     assert asyncio.run(packer(spec(packed=charm), lambda name: None)()) == charm
     with pytest.raises(HarnessError, match="no such packed charm"):
         asyncio.run(packer(spec(packed=tmp_path / "missing.charm"), lambda name: None)())
+
+
+async def test_a_failed_deploy_leaves_a_bundle_naming_the_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.charm_suite
+    from harness.evidence.bundle import read_bundle
+
+    async def broken(lab: Any, stack: Any) -> None:
+        raise RuntimeError("image pull failed")
+
+    monkeypatch.setattr(harness.charm_suite, "deploy_stack", broken)
+    deployment = twin_deployment(
+        spec(), juju_version="3.6", workdir=tmp_path / "twin", evidence_root=tmp_path / "ev"
+    )
+    with pytest.raises(RuntimeError):
+        await deployment.deploy()
+    stopped = read_bundle(deployment.evidence_dir / "deploy")
+    assert stopped.error == "RuntimeError: image pull failed"
+    assert stopped.simulated
+    assert stopped.bundle is not None
+    assert stopped.bundle.file == "bundle.yaml"

@@ -50,6 +50,12 @@ def test_list_names_every_disruption_and_scenario_once(capsys: pytest.CaptureFix
     assert code == 0
     names = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
     assert names == [*NAMES, *(s.name for s in SCENARIOS)]
+    # container-restart scenarios show the container and the signal they use.
+    assert re.search(
+        r"^  container-restart-charm +\[container-restart \(container charm, signal TERM\)\]",
+        out,
+        re.M,
+    )
 
 
 # --- predict ---------------------------------------------------------------------------
@@ -62,7 +68,9 @@ def test_predict_json_is_the_catalogue_expectation(capsys: pytest.CaptureFixture
 
     assert code == 0
     data = json.loads(out)
+    branches = data.pop("branches")
     assert data == json.loads(json.dumps(load().expect("pod-delete", "3.6").to_json()))
+    assert [b["branch"] for b in branches] == ["main", "interrupted-stop"]
     assert {"hooks", "survives", "sources", "known_bugs"} <= set(data)
     # The seed fact, in order (other hooks may be placed between them).
     ordered = [
@@ -86,13 +94,88 @@ def test_predict_text_says_the_hooks_and_the_known_bug(capsys: pytest.CaptureFix
 
     assert code == 0
     assert out.splitlines()[0].startswith("pod-delete on Juju 3.6")
-    assert re.search(r"^hooks, in order: stop, upgrade-charm, config-changed, start", out, re.M)
+    assert re.search(
+        r"^hooks, in order \(leader\): stop, upgrade-charm, config-changed, start", out, re.M
+    )
     assert "https://bugs.launchpad.net/juju/+bug/2021891" in out
+
+
+@pytest.mark.parametrize(
+    ("juju", "timing", "first_hooks"),
+    [
+        ("2.9.3", "grace period 30 s; no stop runs", "upgrade-charm, config-changed"),
+        ("2.9.4", "grace period 30 s; stop has 30 s", "stop, upgrade-charm"),
+        ("2.9.32", "grace period 300 s; stop has 300 s", "stop, upgrade-charm"),
+        ("2.9.37", "grace period 300 s; stop has 5 s", "stop, upgrade-charm"),
+        ("2.9.43", "grace period 300 s; stop has 300 s", "stop, upgrade-charm"),
+        ("3.1.2", "grace period 300 s; stop has 5 s", "stop, upgrade-charm"),
+        ("3.1.3", "grace period 300 s; stop has 300 s", "stop, upgrade-charm"),
+        ("3.3", "grace period 30 s; stop has 30 s", "stop, upgrade-charm"),
+        ("3.6", "grace period 30 s; stop has 30 s", "stop, upgrade-charm"),
+        ("4.0", "grace period 30 s; stop has 30 s", "stop, upgrade-charm"),
+    ],
+)
+def test_predict_shows_branches_grace_period_and_stop_budget_per_version(
+    capsys: pytest.CaptureFixture[str], juju: str, timing: str, first_hooks: str
+) -> None:
+    code, out, _ = repro(capsys, "predict", "pod-spec-change", "--juju", juju)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[2].startswith(timing), lines[2]
+    # On 4.0 (no leader-settings-changed) leaders and non-leaders run the same hooks.
+    who = "" if juju == "4.0" else " (non-leader)"
+    assert f"hooks, in order{who}: {first_hooks}" in out
+    hook_lines = "\n".join(line for line in lines if line.startswith("hooks, in order"))
+    assert ("leader-settings-changed" in hook_lines) == (juju != "4.0")
+    branches = re.findall(r"^branch (\S+) \(", out, re.M)
+    expected = ["second-roll"] if juju == "2.9.3" else ["interrupted-stop", "second-roll"]
+    assert branches == expected
+    if juju != "2.9.3":
+        assert "when a stop is terminated or fails" in out
+
+
+def test_predict_container_restart_by_container_and_signal(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = repro(
+        capsys, "predict", "container-restart", "--juju", "3.0", "--container", "charm",
+        "--signal", "TERM", "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    assert (data["variant"], data["stop_budget_seconds"]) == ("charm", 5)
+    assert data["hooks"][:2] == ["stop", "start"]
+    code, out, _ = repro(
+        capsys, "predict", "container-restart", "--juju", "3.6", "--container", "charm",
+        "--signal", "KILL",
+    )  # fmt: skip
+    assert code == 0
+    assert "hooks, in order (leader): start, {container}-pebble-ready" in out
+    code, out, _ = repro(capsys, "predict", "container-restart", "--juju", "3.6")
+    assert re.findall(r"^branch (\S+) ", out, re.M) == ["charm", "charm-kill"]
+    assert "charm container, signal KILL/OOM" in out
 
 
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
+        (
+            (
+                "predict",
+                "container-restart",
+                "--juju",
+                "3.6",
+                "--container",
+                "charm",
+                "--signal",
+                "HUP",
+            ),
+            ("HUP", "TERM, KILL, OOM"),
+        ),
+        (
+            ("predict", "pod-delete", "--juju", "2.9.3", "--variant", "interrupted-stop"),
+            ("2.9.4",),
+        ),
         (("predict", "pod-kick", "--juju", "3.6"), ("pod-kick", "pod-delete", "node-restart")),
         (("predict", "pod-delete", "--juju", "three"), ("not a Juju version", "3.6")),
         (("predict", "pod-delete"), ("--juju",)),
@@ -704,7 +787,11 @@ def test_run_on_the_twin_end_to_end_is_deterministic(
             h["hook"] for h in raw["hooks"] if h["unit"] == "probe/0" and h["source"] == "journal"
         ]
         assert hooks[:4] == ["stop", "upgrade-charm", "config-changed", "start"]
-        assert "SIMULATED" in (folder / "report.md").read_text("utf-8").splitlines()[0]
+        # The report says which catalogue branch each unit was judged against.
+        assert raw["branch"] == "main for mysql-router-k8s/0, probe/0"
+        report = (folder / "report.md").read_text("utf-8")
+        assert "| Catalogue branch | main for mysql-router-k8s/0, probe/0 |" in report
+        assert "SIMULATED" in report.splitlines()[0]
         folders.append(folder)
 
     assert (folders[0] / "bundle.json").read_bytes() == (folders[1] / "bundle.json").read_bytes()

@@ -315,9 +315,27 @@ async def test_container_restart_kills_pid1_and_waits_for_the_restart_count() ->
     assert restarted.uid == "uid-0"
     assert restarted.container("workload").restart_count == 1  # type: ignore[union-attr]
     assert [s.name for s in steps] == [
-        "kill PID 1 in probe-0/workload",
+        "SIGTERM to PID 1 in probe-0/workload",
         "wait for probe-0/workload to restart",
     ]
+    # The container and the signal are recorded with the step.
+    assert steps[0].detail.startswith("container workload, signal TERM")
+    assert cluster.signals == ["TERM"]
+
+
+async def test_container_restart_passes_the_signal_it_was_given() -> None:
+    juju, cluster, clock = probe_lab()
+    target = Target("probe", ("probe/0",), container="charm", signal="sigkill")
+    steps = await get("container-restart").apply(make_lab(juju, cluster, clock=clock), target)
+    assert cluster.signals == ["KILL"]
+    assert steps[0].name == "SIGKILL to PID 1 in probe-0/charm"
+    assert get("container-restart").plan("m", "m", target) == (
+        "# SIGKILL to PID 1 of probe-0/charm (twin only)",
+    )
+    with pytest.raises(HarnessError, match="unknown signal 'HUP'"):
+        await get("container-restart").apply(
+            make_lab(juju, cluster, clock=clock), replace(target, signal="HUP")
+        )
 
 
 async def test_container_restart_needs_a_container_that_exists() -> None:
@@ -385,3 +403,49 @@ async def test_scale_down_up_goes_to_zero_and_back_to_the_previous_count() -> No
     ]
     assert len(cluster.pods_of["probe"]) == 2
     assert clock.elapsed >= 60
+
+
+async def test_zero_pods_deletes_every_pod_at_once_and_waits_for_none_running() -> None:
+    juju, cluster, clock = probe_lab()
+    names = [p.name for p in cluster.pods_of["probe"]]
+
+    async def delete_lingering(pod_name: str) -> None:
+        cluster.deleted.append(pod_name)  # accepted; the pod lingers, Terminating, still Ready
+
+    after: list[int] = []  # looks since every pod was deleted
+
+    def on_look(c: FakeCluster) -> None:
+        if len(c.deleted) < len(names):
+            return
+        after.append(len(after))
+        pods = c.pods_of["probe"]
+        if len(after) == 2:  # their containers stopped: nothing running
+            c.pods_of["probe"] = [
+                replace(p, containers=tuple(replace(x, ready=False) for x in p.containers))
+                for p in pods
+            ]
+        elif len(after) == 3:  # the StatefulSet re-created them
+            c.pods_of["probe"] = [
+                replace(
+                    p,
+                    uid=c.new_uid(),
+                    containers=tuple(replace(x, ready=True) for x in p.containers),
+                )
+                for p in pods
+            ]
+
+    cluster.delete_pod = delete_lingering  # type: ignore[method-assign]
+    cluster.on_look = on_look
+    steps = await get("pod-spec-change").apply(
+        make_lab(juju, cluster, clock=clock), Target("probe", zero_pods=True)
+    )
+    assert sorted(cluster.deleted) == sorted(names)
+    assert [s.name for s in steps] == [
+        "patch statefulset probe pod template",
+        "delete every probe pod at once",
+        "wait for zero running probe pods",
+        "wait for every probe pod to be replaced",
+    ]
+    assert steps[1].detail.endswith("running and Ready right after: 2")
+    plan = get("pod-spec-change").plan("m", "m", Target("probe", zero_pods=True))
+    assert any("delete pod" in line for line in plan)

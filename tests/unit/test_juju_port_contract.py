@@ -17,6 +17,7 @@ import asyncio
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from unittest.mock import create_autospec
 
@@ -496,3 +497,47 @@ async def test_show_unit_as_juju_405_printed_it_reads_every_bag_as_the_units_own
     }
     unit_bag = next(b for b in bags if b.relation_id == 2 and b.scope == "unit")
     assert unit_bag.data == {"ingress-address": "10.152.183.148"}
+
+
+@pytest.mark.parametrize(("juju", "refused"), [("4.0", True), ("3.6", False)])
+async def test_juju_4_is_not_asked_to_deploy_a_charm_directory(
+    tmp_path: Path, juju: str, refused: bool
+) -> None:
+    from harness.errors import HarnessError
+
+    driven = _jubilant(juju)
+    driven.model_config["logging-config"] = "<root>=INFO"
+    spec = AppSpec("probe", str(tmp_path))
+    if refused:
+        with pytest.raises(HarnessError, match=r"Juju 4 deploys only a packed charm.*charmcraft"):
+            await driven.port.deploy(spec)
+        driven.library.deploy.assert_not_called()
+    else:
+        await driven.port.deploy(spec)
+        assert driven.deployed()["charm"] == str(tmp_path)
+
+
+async def test_a_bundle_apps_revision_constraints_and_storage_reach_the_driver(
+    driven: Driven,
+) -> None:
+    # postgresql-k8s as canonical/postgresql-k8s-bundle (releases/latest/k8s) deploys it.
+    driven.model_config["logging-config"] = "<root>=INFO"
+    await driven.port.deploy(
+        AppSpec(
+            "postgresql-k8s",
+            "postgresql-k8s",
+            channel="edge",
+            revision=19,
+            constraints="arch=amd64 mem=2G",
+            storage={"pgdata": "kubernetes,1,1024"},
+        )
+    )
+    call = driven.library.deploy.await_args if driven.driver == "libjuju" else None
+    kw = (call or driven.library.deploy.call_args).kwargs
+    assert kw["revision"] == 19
+    assert kw["storage"] == {"pgdata": "kubernetes,1,1024"}
+    # libjuju parses a constraints string itself; jubilant takes a mapping.
+    wanted: Any = (
+        "arch=amd64 mem=2G" if driven.driver == "libjuju" else {"arch": "amd64", "mem": "2G"}
+    )
+    assert kw["constraints"] == wanted

@@ -280,6 +280,17 @@ async def test_kill_pid1_sends_sigterm_and_tolerates_the_dropped_connection() ->
     assert fake_stream.call_args.kwargs["container"] == "workload"
 
 
+async def test_kill_pid1_with_sigkill_or_oom_is_refused_live_in_one_line() -> None:
+    fake_stream, _ = exec_stream()
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    for signal in ("KILL", "OOM"):
+        with pytest.raises(HarnessError, match="cannot be sent from inside") as caught:
+            await cluster.kill_pid1("probe-0", "charm", signal)
+        assert "\n" not in str(caught.value)
+        assert "--backend twin" in str(caught.value)
+    fake_stream.assert_not_called()
+
+
 async def test_kill_pid1_refused_is_an_error() -> None:
     fake_stream, _ = exec_stream("", "sh: kill: not permitted\n", 1)
     cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)

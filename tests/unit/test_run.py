@@ -162,7 +162,14 @@ class FakeExpectation:
     disruption: str
     hooks: tuple[str, ...] = ("stop", "start")
     scope: str = "pod"
+    variant: str | None = None
+    selected_by: str | None = None
+    container: str | None = None
     survives: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def branch(self) -> str:
+        return self.variant or "main"
 
     def required_hooks(self, *, leader: bool | None = None) -> tuple[str, ...]:
         return self.hooks
@@ -198,9 +205,20 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
         return state.disruption
 
     class FakeCatalogue:
-        def expect(self, disruption: str, juju: Any) -> FakeExpectation:
+        def expect(
+            self,
+            disruption: str,
+            juju: Any,
+            *,
+            variant: str | None = None,
+            container: str | None = None,
+            signal: str | None = None,
+        ) -> FakeExpectation:
             state.asked.append((disruption, str(juju)))
             return FakeExpectation(disruption)
+
+        def branches(self, disruption: str, juju: Any) -> tuple[FakeExpectation, ...]:
+            return (FakeExpectation(disruption),)
 
     async def take_snapshot(lab: Lab, stack: Any) -> Snapshot:
         state.snapshots += 1

@@ -209,6 +209,14 @@ async def test_container_restart_of_the_charm_container_runs_stop_then_start(
         await lab.cluster.kill_pid1("probe-0", "nginx")
 
 
+async def test_sigkill_of_the_charm_container_runs_no_stop(tmp_path: Path) -> None:
+    lab = await marked_lab(tmp_path)
+    mark = await log_mark(lab)
+    await lab.cluster.kill_pid1("probe-0", "charm", "KILL")
+    # The catalogue's container-restart/charm-kill: start and every pebble-ready, no stop.
+    assert await hooks_since(lab, mark, "probe/0") == ["start", "workload-pebble-ready"]
+
+
 async def test_the_probe_patching_its_own_template_needs_trust(tmp_path: Path) -> None:
     lab = await marked_lab(tmp_path)
     (before,) = await lab.cluster.pods(PROBE)
@@ -304,3 +312,22 @@ async def test_the_same_run_gives_the_same_observations(tmp_path: Path) -> None:
         )
 
     assert await run(tmp_path / "a") == await run(tmp_path / "b")
+
+
+async def test_deleting_every_pod_at_once_leaves_none_running_for_a_moment(
+    tmp_path: Path,
+) -> None:
+    from harness.disrupt.steps import delete_every_pod_at_once
+    from harness.scenarios import SCENARIOS
+
+    lab = await marked_lab(tmp_path)
+    (before,) = await lab.cluster.pods(PROBE)
+    step, none_running = await delete_every_pod_at_once(lab, PROBE)
+    assert none_running
+    assert step.detail == "probe-0; running and Ready right after: 0"
+    (after,) = await lab.cluster.pods(PROBE)  # the StatefulSet re-created it
+    assert after.uid != before.uid
+    # Every lp1830745 scenario goes through that moment.
+    lp1830745 = [s for s in SCENARIOS if s.name.startswith("lp1830745-")]
+    assert lp1830745
+    assert all(t.zero_pods for s in lp1830745 for t in s.targets)

@@ -25,7 +25,9 @@ from harness.observe.debug_log import parse_lines
 from harness.redact import looks_secret, redact, redacted
 from harness.verdict import (
     DEFAULT_LAYERS,
+    choose_branch,
     count,
+    describe_branches,
     judge,
     judge_known_bug,
     judge_sequence,
@@ -758,3 +760,68 @@ def test_a_reused_unit_name_is_judged_per_source_and_juju_network_keys_are_not_c
     (own,) = by_check(findings, "relation")
     assert own.verdict == "match"
     assert own.expected == "lost (1 keys the charm wrote)"
+
+
+# ------------------------------------------------------------------ branch selection
+
+
+def _branches(name: str, juju: str = "3.6") -> tuple[Expectation, ...]:
+    return load().branches(name, juju)
+
+
+def test_a_terminated_stop_selects_the_interrupted_stop_branch_and_says_so() -> None:
+    hooks = records(["stop", "stop", "start", "workload-pebble-ready"])
+    hooks[0] = HookRecord(
+        unit=UNIT, time=hooks[0].time, kind="hook", source="journal", hook="stop",
+        outcome="terminated",
+    )  # fmt: skip
+    choice = choose_branch(_branches("pod-delete"), hooks, [UNIT])
+    assert choice.name == "interrupted-stop"
+    assert choice.reason == "interrupted-stop: probe/0's stop was terminated (journal)"
+    findings = judge(
+        choice.expectation, POD_DELETE_BEFORE, POD_DELETE_AFTER, hooks, units=[UNIT],
+        containers={"probe": ["workload"]}, watched_layers=LAYERS,
+    )  # fmt: skip
+    (seq,) = [f for f in by_check(findings, "hooks") if f.subject == "probe/0 [journal]"]
+    assert seq.verdict == "match", seq.detail
+    assert "not run to completion: stop (terminated)" in seq.detail
+    # The same hooks judged against the main branch would be a deviation.
+    main = judge_sequence(
+        expect("pod-delete"), ["stop", "start", "workload-pebble-ready"], subject=UNIT,
+        containers=["workload"],
+    )  # fmt: skip
+    assert main.verdict == "deviation"
+
+
+def test_a_failed_stop_selects_interrupted_stop_a_clean_run_the_main_branch() -> None:
+    failed = choose_branch(_branches("charm-refresh"), records(["stop!", "stop", "start"]), [UNIT])
+    assert failed.name == "interrupted-stop"
+    clean = choose_branch(
+        _branches("charm-refresh"),
+        records(["stop", "upgrade-charm", "config-changed", "start"]),
+        [UNIT],
+    )
+    assert (clean.name, clean.sign) == ("main", "")
+    # Another unit's failed stop does not move this one off the main branch.
+    other = records(["stop!"], unit="probe/1")
+    assert choose_branch(_branches("charm-refresh"), other, [UNIT]).name == "main"
+
+
+def test_a_second_roll_after_a_pod_spec_change_is_its_branch_not_a_deviation() -> None:
+    once = ["stop", "upgrade-charm", "config-changed", "start", "workload-pebble-ready"]
+    hooks = records(once * 2)
+    choice = choose_branch(_branches("pod-spec-change"), hooks, [UNIT])
+    assert choice.name == "second-roll"
+    assert "ran upgrade-charm twice" in choice.reason
+    finding = judge_sequence(choice.expectation, once * 2, subject=UNIT, containers=["workload"])
+    assert finding.verdict == "match", finding.detail
+    assert (
+        judge_sequence(
+            expect("pod-spec-change"), once * 2, subject=UNIT, containers=["workload"]
+        ).verdict
+        == "deviation"
+    )
+    assert describe_branches({UNIT: choice}) == (
+        "second-roll for probe/0 (probe/0 ran upgrade-charm twice (journal): its pod was "
+        "replaced again)"
+    )
