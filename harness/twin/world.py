@@ -744,13 +744,17 @@ class Twin:
         self.roll(app, cause)
         self.settle()
 
-    def kill_pid1(self, pod: str, container: str) -> None:
-        """SIGTERM to PID 1 of one container (what the live port sends)."""
+    def kill_pid1(self, pod: str, container: str, variant: str | None = None) -> None:
+        """PID 1 of one container dies; ``variant`` is the branch its signal gives (the
+        port picks it), else the lab's chosen branch or the container's SIGTERM one."""
         unit = self.unit_of_pod(pod)
         if container not in unit.pod.containers:
             known = ", ".join(unit.pod.containers)
             raise UnknownName(f"pod {pod} has no container {container!r}", f"use one of: {known}")
-        expectation = self.expect("container-restart", container=container)
+        if variant is not None:
+            expectation = self._expect("container-restart", self.version, variant=variant)
+        else:
+            expectation = self.expect("container-restart", container=container)
         self.disrupt_unit(unit, expectation, "container-restart", target=container)
         self.settle()
 
