@@ -218,7 +218,7 @@ def test_run_disruption_follows_the_catalogue(
 # ---------------------------------------------------------------------------- the lab
 
 
-async def disrupt_lab(lab: Lab, disruption: str, target: str | None) -> None:
+async def disrupt_lab(lab: Lab, disruption: str, expectation: Expectation) -> None:
     pods = ("marker-1", "marker-0")
     if disruption == "pod-delete":
         for pod in pods:
@@ -230,7 +230,8 @@ async def disrupt_lab(lab: Lab, disruption: str, target: str | None) -> None:
         await lab.cluster.patch_pod_template("marker", {"example.com/changed": "1"})
     elif disruption == "container-restart":
         for pod in pods:
-            await lab.cluster.kill_pid1(pod, target or "app")
+            signal = expectation.signals[0] if expectation.signals else "TERM"
+            await lab.cluster.kill_pid1(pod, target_of(expectation) or "app", signal)
     elif disruption == "charm-refresh":
         await lab.juju.refresh("marker")
     else:
@@ -258,7 +259,7 @@ async def test_the_lab_follows_the_catalogue(
             await lab.cluster.write_file(pod, "app", path, MARK)
     juju: Any = lab.juju
     start = len(juju.hook_records())
-    await disrupt_lab(lab, disruption, target_of(expectation))
+    await disrupt_lab(lab, disruption, expectation)
     records = juju.hook_records()[start:]
     for unit, leader in zip(units, (True, False), strict=True):
         subject = f"lab {expectation.label} on {version}, {unit}"
