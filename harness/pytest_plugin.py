@@ -59,9 +59,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="run the tests that stop and start MicroK8s (and with it the controller)",
     )
+    group.addoption(
+        "--inherit-model-config",
+        action="store_true",
+        help="live: leave the harness's own models with the controller's model-defaults "
+        "(e.g. automatically-retry-hooks=false from a CI bootstrap) instead of Juju's defaults",
+    )
+    group.addoption(
+        "--require-live",
+        action="store_true",
+        help="fail the session unless tests ran on the live backend and wrote evidence "
+        "(for CI: a run where every live test skipped must not go green)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--require-live", default=False):
+        from harness.require_live import RequireLive
+
+        config.pluginmanager.register(RequireLive(config), "juju-lifecycle-require-live")
     config.addinivalue_line("markers", "disruptive: takes pods or the node down")
     config.addinivalue_line(
         "markers", "node_restart: stops and starts MicroK8s (needs --allow-node-restart)"
@@ -146,7 +162,10 @@ def lab(
     keep = bool(request.config.getoption("--keep-models", default=False))
     fixture = _fixture_or_none(request)
     try:
-        with pytest_live_lab(harness_options.juju_driver, fixture, keep_model=keep) as live:
+        inherit = bool(request.config.getoption("--inherit-model-config"))
+        with pytest_live_lab(
+            harness_options.juju_driver, fixture, keep_model=keep, juju_defaults=not inherit
+        ) as live:
             driver = getattr(live.juju, "driver", "?")
             print(f"\nJuju model: {live.juju.model_name} (Juju driver {driver})")
             event_loop.run_until_complete(open_lab(live))

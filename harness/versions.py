@@ -56,3 +56,7 @@ class Versions:
     kubernetes: str | None = None
     charms: tuple[CharmVersion, ...] = field(default_factory=tuple)
     juju_driver: str | None = None  # live: "libjuju" or "jubilant"; None on the twin
+    # The model's settings that change which hooks run and what is logged of them
+    # (automatically-retry-hooks, update-status-hook-interval, logging-config), each as
+    # (key, "value (source)"); empty where they were not read (the twin).
+    model_config: tuple[tuple[str, str], ...] = ()

@@ -272,8 +272,10 @@ def hook_to_json(h: HookRecord) -> dict[str, Any]:
 def versions_to_json(v: Versions) -> dict[str, Any]:
     # juju_driver came later: written only when known, so twin bundles stay as they were.
     driver = {"juju_driver": v.juju_driver} if v.juju_driver else {}
+    settings = {"model_config": dict(v.model_config)} if v.model_config else {}
     return {
         **driver,
+        **settings,
         "juju_client": v.juju_client,
         "juju_controller": v.juju_controller,
         "juju_agent": v.juju_agent,
@@ -430,6 +432,9 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
             microk8s=_opt_str(v.get("microk8s")),
             kubernetes=_opt_str(v.get("kubernetes")),
             juju_driver=_opt_str(v.get("juju_driver")),
+            model_config=tuple(
+                (str(k), str(val)) for k, val in sorted((v.get("model_config") or {}).items())
+            ),
             charms=tuple(
                 CharmVersion(
                     app=c["app"],

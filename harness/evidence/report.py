@@ -87,8 +87,11 @@ def _summary(e: Evidence) -> list[str]:
         ("MicroK8s", _or_unknown(v.microk8s)),
         ("Kubernetes", _or_unknown(v.kubernetes)),
         ("Charms", charms or "unknown"),
-        ("Verdicts", verdict_counts(e)),
     ]
+    if v.model_config:
+        # Retried failed hooks, or not, change the hook sequence a disruption produces.
+        rows.append(("Model config", "; ".join(f"{k}={val}" for k, val in v.model_config)))
+    rows.append(("Verdicts", verdict_counts(e)))
     if e.branch:
         rows.insert(4, ("Catalogue branch", e.branch))
     if e.bundle is not None:

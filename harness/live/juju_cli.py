@@ -199,6 +199,20 @@ class JujuCLI:
         verb = "add-relation" if (await self.version()).major < 3 else "integrate"
         await self.run(verb, endpoint_a, endpoint_b)
 
+    async def model_config(self) -> Mapping[str, tuple[str, str]]:
+        """Every model setting as (value, source): ``juju model-config --format json``."""
+        data = await self.run_json("model-config", timeout=60)
+        found: dict[str, tuple[str, str]] = {}
+        for key, entry in (data or {}).items():
+            if isinstance(entry, dict):
+                value = entry.get("Value", entry.get("value"))
+                source = str(entry.get("Source", entry.get("source", "")) or "")
+            else:
+                value, source = entry, ""
+            text = json.dumps(value) if isinstance(value, bool) else str(value)
+            found[str(key)] = (text, source)
+        return found
+
     async def models(self) -> tuple[str, ...]:
         """Short names of the models of the current controller."""
         data = await self.run_json("models")

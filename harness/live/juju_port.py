@@ -40,6 +40,17 @@ _LEVELS = ("TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _DEFAULT_ROOT = "WARNING"
 
 
+# The model settings that change which hooks run (retrying a failed hook, or not, changes
+# the sequence a disruption produces; update-status adds hooks on a timer) and what is
+# logged of them. CI bootstraps (actions-operator, concierge) set model-defaults such as
+# automatically-retry-hooks=false; a user's deployment has Juju's defaults (docs: "List of
+# model configuration keys", Juju 2.9 and 3.6: automatically-retry-hooks true,
+# update-status-hook-interval 5m). logging-config is recorded, and only the uniter's
+# modules are raised (keep_hook_logging): its level changes what is logged, not what runs.
+HOOK_SETTINGS = ("automatically-retry-hooks", "update-status-hook-interval", "logging-config")
+JUJU_DEFAULTS = {"automatically-retry-hooks": "true", "update-status-hook-interval": "5m"}
+
+
 def _parse_logging_config(text: str) -> dict[str, str]:
     entries: dict[str, str] = {}
     for part in text.split(";"):
@@ -170,6 +181,8 @@ class LiveJujuPort:
         self._reconnect_timeout = reconnect_timeout
         self._libjuju_major = _major(libjuju_version or installed_libjuju())
         self._controller = controller
+        # A model the harness made for itself: its hook settings are set to Juju's defaults.
+        self.own_model = False
         self._logging_change: tuple[str, str] | None = None  # (original, ours)
         self._logging_checked = False
         self._juju_major: int | None = None
@@ -357,13 +370,41 @@ class LiveJujuPort:
             charms = parse_app_charms(status)
         except HarnessError as error:
             log.warning("model status unknown: %s", error)
+        settings: tuple[tuple[str, str], ...] = ()
+        try:
+            settings = await self.hook_settings()
+        except HarnessError as error:
+            log.warning("model config unknown: %s", error)
         return Versions(
             juju_client=client or None,
             juju_controller=controller or None,
             juju_agent=agent or None,
             charms=tuple(sorted(charms, key=lambda c: c.app)),
             juju_driver=self.driver,
+            model_config=settings,
         )
+
+    async def hook_settings(self) -> tuple[tuple[str, str], ...]:
+        """The effective HOOK_SETTINGS, each as (key, "value (source)")."""
+        config = await self.cli.model_config()
+        found = []
+        for key in HOOK_SETTINGS:
+            value, source = config.get(key, ("", "unset"))
+            found.append((key, f"{value} ({source})" if source else value))
+        return tuple(found)
+
+    async def use_juju_defaults(self) -> dict[str, str]:
+        """Set JUJU_DEFAULTS where the model differs (controller model-defaults); the changes."""
+        config = await self.cli.model_config()
+        changes = {
+            key: value
+            for key, value in JUJU_DEFAULTS.items()
+            if config.get(key, ("", ""))[0] != value
+        }
+        if changes:
+            await self.cli.run("model-config", *(f"{k}={v}" for k, v in changes.items()))
+            log.info("model %s set to Juju's defaults: %s", self.model_name, changes)
+        return changes
 
     # After a node restart.
 

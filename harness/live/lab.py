@@ -175,6 +175,7 @@ def pytest_live_lab(
     *,
     keep_model: bool = False,
     controller_version: Callable[[], str | None] = detect_controller_version,
+    juju_defaults: bool = True,
 ) -> Iterator[Lab]:
     """The live Lab the pytest ``lab`` fixture yields, on the driver asked for.
 
@@ -198,17 +199,31 @@ def pytest_live_lab(
         raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
     if choose_driver(driver, controller_version()) == "jubilant":
         with jubilant.temp_model(keep=keep_model) as juju:
-            yield lab_from_jubilant(juju)
+            lab = lab_from_jubilant(juju)
+            _own(lab, juju_defaults)
+            yield lab
         return
     missing = live_prerequisites_missing()
     if missing:
         raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
-    yield lab_from_ops_test(fixture("ops_test"))
+    ops_test = fixture("ops_test")
+    lab = lab_from_ops_test(ops_test)
+    # pytest-operator made the model unless the user named one (--model).
+    _own(lab, juju_defaults and getattr(ops_test, "_init_model_name", "") is None)
+    yield lab
+
+
+def _own(lab: Lab, own: bool) -> None:
+    if isinstance(lab.juju, LiveJujuPort):
+        lab.juju.own_model = own
 
 
 async def open_lab(lab: Lab) -> None:
-    """Before hooks run: make the model keep uniter hook lines in its debug-log."""
+    """Before hooks run: a model of the harness's own gets Juju's default hook settings
+    (not a CI bootstrap's model-defaults); every model keeps uniter hook lines."""
     if isinstance(lab.juju, LiveJujuPort):
+        if lab.juju.own_model:
+            await lab.juju.use_juju_defaults()
         await lab.juju.keep_hook_logging()
 
 
@@ -268,6 +283,7 @@ async def connect_lab(
     destroy_timeout: float = DESTROY_TIMEOUT,
     driver: str = "auto",
     jubilant_factory: Callable[[str], Any] = _jubilant_juju,
+    juju_defaults: bool = True,
 ) -> AsyncIterator[Lab]:
     """A live Lab on the current controller: ``model`` if given, else a new model.
 
@@ -303,6 +319,7 @@ async def connect_lab(
             libjuju = model_factory()
             await libjuju.connect(name)
             juju = LiveJujuPort(libjuju, cli_for(name), model_name=name, clock=clock)
+        juju.own_model = created and juju_defaults
         lab = Lab(
             backend="live",
             juju=juju,

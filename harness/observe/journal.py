@@ -69,6 +69,27 @@ async def read_journal(
     return tuple(collected), cursor
 
 
+# Past any seq a journal will reach: asking after it returns no entry, only the last seq.
+_BEYOND = 2**62
+
+
+async def latest_entry(juju: JujuPort, unit: str) -> JournalEntry | None:
+    """The last journal entry of ``unit``, in two small actions whatever the journal's size.
+
+    The first asks for entries after a seq no journal reaches, which returns none and the
+    journal's last seq as the cursor; the second asks for that one entry.
+    """
+    probe = parse_journal_result(
+        await juju.run_action(unit, JOURNAL_ACTION, {"since": _BEYOND, "limit": 1})
+    )
+    if probe.cursor <= 0 or probe.cursor >= _BEYOND:
+        return None
+    last = parse_journal_result(
+        await juju.run_action(unit, JOURNAL_ACTION, {"since": probe.cursor - 1, "limit": 1})
+    )
+    return last.entries[-1] if last.entries else None
+
+
 def hook_records(entries: Iterable[JournalEntry]) -> tuple[HookRecord, ...]:
     """Journal entries as hook records (source ``journal``; no outcome is recorded)."""
     records = []

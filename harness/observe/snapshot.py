@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.observations import Databag, FileState, JournalEntry, PodIdentity, Snapshot
-from harness.observe.journal import read_journal
+from harness.observe.journal import latest_entry
 from harness.ports import Lab
 from harness.stack import PROBE, PROBE_PEER, Stack
 
@@ -148,9 +148,9 @@ async def take_snapshot(
         relations.extend(await lab.juju.unit_relations(unit))
         if _app(unit) in probes:
             relations.extend(await _probe_view(lab, unit))
-            entries, _ = await read_journal(lab.juju, unit)
-            if entries:
-                journal.append(entries[-1])
+            last = await latest_entry(lab.juju, unit)
+            if last is not None:
+                journal.append(last)
     return Snapshot(
         taken_at=taken_at,
         pods=tuple(pods),

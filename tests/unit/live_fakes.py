@@ -523,8 +523,17 @@ class HostileJuju(FakeJuju):
         self.world.lines_served.append(len(served))
         return "\n".join(served)
 
+    async def trust(self, app: str) -> None:
+        await super().trust(app)
+        world = self.world
+        self.trusted_at = world.clock.elapsed
+        # The trust reaches each unit as a config-changed hook, a while later.
+        for unit in sorted(world.status):
+            world.clock.at(world.clock.elapsed + 15, partial(world._ran, unit, "config-changed"))
+
     async def set_config(self, app: str, values: Mapping[str, str]) -> None:
         await super().set_config(app, values)
+        self.configured_at = self.world.clock.elapsed
         if "pod-template-annotation" in values:
             self.world.roll()
 

@@ -132,3 +132,15 @@ async def test_a_look_at_a_long_log_costs_what_is_new_not_the_history() -> None:
         required_hooks=NEW_POD,
     )
     assert max(world.lines_served) <= 800  # never the 100,000 lines
+
+
+async def test_charm_pod_spec_change_sets_the_option_only_once_the_trust_arrived() -> None:
+    clock = FakeClock()
+    world = HostileWorld(clock)
+    steps = await get("charm-pod-spec-change").apply(world.lab(), Target("probe"))
+    assert world.juju.configured_at >= world.juju.trusted_at + 15
+    assert [s.name for s in steps][:3] == [
+        "juju trust probe --scope=cluster",
+        "wait for probe to see the trust (config-changed)",
+        "juju config probe pod-template-annotation",
+    ]

@@ -501,3 +501,37 @@ async def test_a_config_changed_by_someone_else_is_not_restored() -> None:
     await juju.keep_hook_logging()
     await juju.restore_logging()
     assert model.set_config.await_count == 1  # only our own change
+
+
+# --- the model's own settings are evidence ----------------------------------------------
+
+# `juju model-config --format json` on a model a CI bootstrap made (actions-operator sets
+# these as model-defaults, hence source "controller").
+MODEL_CONFIG_CI = json.dumps(
+    {
+        "automatically-retry-hooks": {"Value": False, "Source": "controller"},
+        "update-status-hook-interval": {"Value": "5m", "Source": "default"},
+        "logging-config": {"Value": "<root>=DEBUG", "Source": "controller"},
+        "test-mode": {"Value": True, "Source": "controller"},
+    }
+)
+
+
+async def test_versions_record_the_model_settings_that_shape_hooks() -> None:
+    runner = FakeRunner()
+    runner.answer(("model-config",), 0, MODEL_CONFIG_CI)
+    versions = await port(runner).versions()
+    assert versions.model_config == (
+        ("automatically-retry-hooks", "false (controller)"),
+        ("update-status-hook-interval", "5m (default)"),
+        ("logging-config", "<root>=DEBUG (controller)"),
+    )
+    assert ("model-config", "--format", "json") in runner.calls
+
+
+async def test_the_harness_s_own_model_gets_juju_s_default_hook_settings() -> None:
+    runner = FakeRunner()
+    runner.answer(("model-config", "--format"), 0, MODEL_CONFIG_CI)
+    changes = await port(runner).use_juju_defaults()
+    assert changes == {"automatically-retry-hooks": "true"}
+    assert ("model-config", "automatically-retry-hooks=true") in runner.calls

@@ -312,6 +312,35 @@ async def test_a_failed_connect_still_destroys_the_model_it_created() -> None:
     assert lines[-1] == f"model {created[0]} destroyed"
 
 
+async def test_only_a_model_it_created_gets_juju_s_default_hook_settings() -> None:
+    controller = Controller()
+    async with connect_lab(
+        None,
+        True,
+        echo=print,
+        clock=FakeClock(),
+        cli_for=controller.cli_for,
+        model_factory=libjuju_model,
+    ) as lab:
+        name = lab.juju.model_name
+    assert (
+        "model-config",
+        "automatically-retry-hooks=true",
+        "update-status-hook-interval=5m",
+    ) in controller.calls(name)
+    controller = Controller()
+    async with connect_lab(
+        "welcome",
+        False,
+        echo=print,
+        clock=FakeClock(),
+        cli_for=controller.cli_for,
+        model_factory=libjuju_model,
+    ):
+        pass
+    assert not [c for c in controller.calls("welcome") if c[0] == "model-config" and "=" in c[-1]]
+
+
 async def test_keep_leaves_the_new_model_and_says_how_to_remove_it() -> None:
     controller = Controller()
     lines: list[str] = []

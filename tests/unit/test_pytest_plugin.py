@@ -143,3 +143,49 @@ def test_a_failing_charm_disruption_test_points_at_its_report(pytester: pytest.P
     result.stdout.fnmatch_lines(
         ["*evidence (paste report.md into the bug)*", "*pod-delete/report.md"]
     )
+
+
+def test_require_live_fails_a_run_where_every_live_test_skipped(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        def test_live():
+            pytest.skip("needs a live Juju controller on MicroK8s: no juju")
+        """
+    )
+    plain = pytester.runpytest("--backend", "live")
+    assert plain.ret == 0  # what a runner with no controller used to report: green
+    required = pytester.runpytest("--backend", "live", "--require-live")
+    assert required.ret == 1
+    lines = [line for line in required.errlines if line.startswith("--require-live")]
+    assert lines == [
+        "--require-live: no test ran on the live backend; "
+        "skipped: Skipped: needs a live Juju controller on MicroK8s: no juju"
+    ]
+
+
+def test_require_live_fails_a_run_that_wrote_no_bundle(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_live():\n    assert True\n")
+    result = pytester.runpytest("--backend", "live", "--require-live", "--evidence-dir", "ev")
+    assert result.ret == 1
+    assert any("no evidence bundle was written under ev" in line for line in result.errlines)
+
+
+def test_require_live_passes_a_run_that_tested_and_wrote_evidence(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        def test_live():
+            folder = Path("ev") / "pod-delete"
+            folder.mkdir(parents=True)
+            (folder / "bundle.json").write_text("{}")
+        """
+    )
+    result = pytester.runpytest("--backend", "live", "--require-live", "--evidence-dir", "ev")
+    assert result.ret == 0

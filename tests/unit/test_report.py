@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 from evidence_samples import evidence, snapshots
 
+from harness.evidence.bundle import read_bundle, write_bundle
 from harness.evidence.report import render_report
 
 
@@ -122,3 +125,22 @@ def test_long_details_are_shortened_in_the_summary_and_kept_in_the_table() -> No
     assert long_detail.strip() not in summary
     assert "\u2026" in summary
     assert long_detail.strip() in text.split("All findings")[1]
+
+
+def test_a_live_run_shows_the_model_settings_that_shape_hooks(tmp_path: Path) -> None:
+    settings = (
+        ("automatically-retry-hooks", "false (controller)"),
+        ("update-status-hook-interval", "5m (default)"),
+        ("logging-config", "<root>=DEBUG (controller)"),
+    )
+    live = evidence(backend="live")
+    live = replace(live, versions=replace(live.versions, model_config=settings))
+    report = render_report(live)
+    (row,) = [line for line in report.splitlines() if line.startswith("| Model config |")]
+    assert "automatically-retry-hooks=false (controller); " in row
+    assert "update-status-hook-interval=5m (default); " in row
+    assert "root&gt;=DEBUG (controller)" in row or "root>=DEBUG (controller)" in row
+    write_bundle(live, tmp_path / "run")
+    assert read_bundle(tmp_path / "run").versions.model_config == tuple(sorted(settings))
+    raw = json.loads((tmp_path / "run" / "bundle.json").read_text())
+    assert raw["versions"]["model_config"]["automatically-retry-hooks"] == "false (controller)"

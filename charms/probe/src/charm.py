@@ -212,21 +212,21 @@ class ProbeCharm(ops.CharmBase):
 
     def _on_journal_action(self, event: ops.ActionEvent) -> None:
         since = int(event.params.get("since", 0))
-        limit = int(event.params.get("limit", 1000))
+        limit = int(event.params.get("limit", 200))
         directory = self._journal_dir()
         if directory is None:
             pending = len(journal.buffer_entries(self._charm_dir))
             event.set_results({"entries": "[]", "cursor": str(since), "pending": str(pending)})
             return
         journal.flush_buffer(self._charm_dir, directory)
-        read = journal.read_journal(directory / JOURNAL_FILE, since)
-        entries = list(read.entries[:limit])
-        cursor = entries[-1]["seq"] if entries else journal.last_seq(directory)
-        results = {"entries": json.dumps(entries), "cursor": str(cursor)}
-        if len(read.entries) > limit:
+        # One page, under action-set's argument limit (see journal.PAGE_BYTES).
+        found, torn = journal.read_after(directory / JOURNAL_FILE, since, limit)
+        cursor = found.cursor if found.count else journal.last_seq(directory)
+        results = {"entries": found.text, "cursor": str(cursor)}
+        if found.more:
             results["more"] = "true"
-        if read.torn:
-            results["torn"] = json.dumps(list(read.torn))
+        if torn:
+            results["torn"] = json.dumps(list(torn))
         event.set_results(results)
 
     def _on_write_marker_action(self, event: ops.ActionEvent) -> None:

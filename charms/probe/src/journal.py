@@ -192,3 +192,96 @@ def flush_buffer(charm_dir: Path, directory: Path) -> list[int]:
 
 def remove_buffer(charm_dir: Path) -> None:
     durable.remove(buffer_path(charm_dir))
+
+
+# Paging for the journal action. ops hands action results to `action-set` as command-line
+# arguments, and Linux refuses any single argument of 128 KiB or more (MAX_ARG_STRLEN), so
+# one page of entries, as JSON, stays well under that whatever `limit` asks for.
+PAGE_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of entries after a cursor: their JSON text, the next cursor, whether more."""
+
+    text: str
+    cursor: int
+    more: bool
+    count: int
+
+
+def page(entries: Iterable[Entry], limit: int, budget: int = PAGE_BYTES) -> Page:
+    """Entries in order, at most ``limit`` and at most ``budget`` bytes of JSON array.
+
+    An entry too big for a page on its own is cut to its identity (``seq``, ``event``,
+    ``unit``, ``time``) with ``"oversized": true``, so the cursor always moves on.
+    """
+    parts: list[str] = []
+    size = 2  # the brackets
+    cursor = 0
+    more = False
+    for entry in entries:
+        if len(parts) >= limit:
+            more = True
+            break
+        text = json.dumps(entry)
+        if len(text.encode()) + 2 > budget:
+            keep = {k: entry.get(k) for k in ("seq", "event", "unit", "time")}
+            text = json.dumps({**keep, "oversized": True})
+        extra = len(text.encode()) + (1 if parts else 0)
+        if parts and size + extra > budget:
+            more = True
+            break
+        parts.append(text)
+        size += extra
+        cursor = int(entry["seq"])
+    return Page("[" + ",".join(parts) + "]", cursor, more, len(parts))
+
+
+_SEQ_PREFIX = '{"seq": '
+
+
+def _cheap_seq(line: str) -> int | None:
+    """The seq of a line this module wrote (``{"seq": N, ...``) without parsing the JSON."""
+    if not line.startswith(_SEQ_PREFIX):
+        return None
+    digits = line[len(_SEQ_PREFIX) : line.find(",", len(_SEQ_PREFIX))]
+    return int(digits) if digits.isdigit() else None
+
+
+def read_after(
+    path: Path, since: int, limit: int, budget: int = PAGE_BYTES
+) -> tuple[Page, tuple[int, ...]]:
+    """One page of the journal file after ``since``, reading only as far as the page needs.
+
+    Lines at or before the cursor are skipped by their ``seq`` prefix, unparsed, so paging
+    through a long journal does not parse it once per page. Returns the page and the line
+    numbers of torn lines met on the way.
+    """
+    torn: list[int] = []
+    wanted: list[Entry] = []
+    size = 0
+    if not path.exists():
+        return page([], limit, budget), ()
+    with path.open(encoding="utf-8", errors="replace") as f:
+        for number, raw in enumerate(f, start=1):
+            if not raw.endswith("\n"):
+                torn.append(number)  # unterminated: the writer may have died mid-line
+                break
+            line = raw[:-1]
+            if not line.strip():
+                continue
+            seq = _cheap_seq(line)
+            if seq is not None and seq <= since:
+                continue
+            entry = _parse(line)
+            if entry is None:
+                torn.append(number)
+                continue
+            if entry["seq"] <= since:
+                continue
+            wanted.append(entry)
+            size += len(line)
+            if len(wanted) > limit or size > budget:
+                break  # enough to fill the page and to know there is more
+    return page(wanted, limit, budget), tuple(torn)

@@ -190,3 +190,63 @@ def test_clear_journal_keeps_cursors_valid(ctx: Ctx) -> None:
     assert [(e["seq"], e["event"]) for e in json.loads(ctx.action_results["entries"])] == [
         (3, "update-status")
     ]
+
+
+def _realistic(seq: int) -> str:
+    """A journal line of the size a unit with a few relations writes (~1.5 KB)."""
+    digests = {f"probe-peers:{n}/probe/{n}": "sha256:" + f"{seq:064x}" for n in range(12)}
+    return (
+        json.dumps(
+            {
+                "seq": seq,
+                "time": "2026-01-02T03:04:05.123456+00:00",
+                "event": "update-status",
+                "unit": "probe/0",
+                "juju_version": "3.6.1",
+                "pod": "probe-0",
+                "root_incarnation": f"{seq:032x}",
+                "charm_dir_incarnation": f"{seq:032x}",
+                "databags": digests,
+                "stored_state": {"local": True, "controller": True, "token": f"{seq:032x}"},
+            }
+        )
+        + "\n"
+    )
+
+
+def test_a_journal_of_ten_thousand_entries_pages_under_the_argument_limit(ctx: Ctx) -> None:
+    """Each action result must stay well under Linux's 128 KiB for one argument."""
+    state = ctx.run(ctx.on.install(), _state())
+    path = journal_path(ctx, STORAGE)
+    path.write_text("".join(_realistic(n) for n in range(1, 10_001)))
+    seen: list[int] = []
+    cursor, pages = 0, 0
+    while True:
+        ctx.run(ctx.on.action("journal", params={"since": cursor}), state)
+        results = ctx.action_results
+        assert results is not None
+        biggest = max(len(str(v).encode()) for v in results.values())
+        assert biggest < 100 * 1024, f"a result of {biggest} bytes cannot pass action-set"
+        page = json.loads(results["entries"])
+        seen.extend(e["seq"] for e in page)
+        cursor = int(results["cursor"])
+        pages += 1
+        if results.get("more") != "true":
+            break
+    assert seen == list(range(1, 10_001))
+    assert pages < 400  # ~64 KiB a page
+
+
+def test_one_oversized_entry_still_moves_the_cursor_on() -> None:
+    huge = {"seq": 7, "event": "start", "unit": "probe/0", "blob": "x" * 200_000}
+    found = journal.page([huge, {"seq": 8, "event": "stop"}], limit=10)
+    entries = json.loads(found.text)
+    assert entries[0] == {
+        "seq": 7,
+        "event": "start",
+        "unit": "probe/0",
+        "time": None,
+        "oversized": True,
+    }
+    assert found.cursor == 8
+    assert len(found.text) < 1000
