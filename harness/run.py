@@ -136,6 +136,8 @@ def repro_command(
     return f"repro run {scenario.name}{given} --backend {backend}{version}"
 
 
+# Where an installed wheel carries charms/probe (setup.py; harness.twin.charms reads it too).
+PACKAGED_PROBE = Path(__file__).resolve().parent / "probe_charm"
 _PROJECT_MARKERS = ("pyproject.toml", ".git", "tox.ini")
 _CHARM_NAME = re.compile(r"^name:\s*['\"]?([a-z][a-z0-9-]*)", re.MULTILINE)
 
@@ -168,6 +170,9 @@ def _portable_charm(path: str) -> tuple[str, str | None]:
     directory is gone in Juju 4 and never what CI ran).
     """
     local = Path(path).expanduser().resolve()
+    if local == PACKAGED_PROBE:
+        # The installed copy of charms/probe: a reader has it at its place in the repository.
+        return "./charms/probe/probe_*.charm", "(cd ./charms/probe && charmcraft pack)"
     root = _project_root(local)
     relative = "./" + (local.relative_to(root).as_posix() if root else local.name)
     if path.endswith(".charm"):

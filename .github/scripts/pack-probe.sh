@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Pack charms/probe with charmcraft inside LXD, as Canonical's charm CI does, and move the
-# result to OUT. Usage: pack-probe.sh OUT.charm   (CHARMCRAFT_CHANNEL picks the snap channel)
+# result to OUT. Usage: pack-probe.sh OUT.charm
+# CHARMCRAFT_CHANNEL picks the snap channel; CHARMCRAFT_MAJOR, when set, is the major it must
+# hold (the one `tox -e lint` validates charmcraft.yaml with): a channel that moved on fails
+# here, with both versions named, rather than packing with an unchecked charmcraft.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -8,7 +11,7 @@ if [[ $# -ne 1 ]]; then
   exit 2
 fi
 out=$1
-channel=${CHARMCRAFT_CHANNEL:-3.x/stable}
+channel=${CHARMCRAFT_CHANNEL:-latest/stable}
 charm_dir=charms/probe
 
 # The runner's shell predates our addition to the lxd group and `newgrp` cannot be used in a
@@ -26,6 +29,13 @@ sudo iptables -F FORWARD
 sudo iptables -P FORWARD ACCEPT
 
 sudo snap install charmcraft --classic --channel="$channel"
+version=$(charmcraft version)
+echo "$version"
+if [[ -n ${CHARMCRAFT_MAJOR:-} && ${version#charmcraft } != "$CHARMCRAFT_MAJOR".* ]]; then
+  echo "charmcraft from $channel is '$version', not major $CHARMCRAFT_MAJOR as lint checks:" \
+    "set CHARMCRAFT_CHANNEL to a $CHARMCRAFT_MAJOR.x channel or move the lint pin" >&2
+  exit 1
+fi
 (cd "$charm_dir" && as_user charmcraft pack --verbose)
 
 shopt -s nullglob

@@ -120,16 +120,24 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def default_probe_dir() -> Path:
-    """Where the probe's source is: $PROBE_CHARM_DIR, beside the package, or ./charms/probe.
+def packaged_probe_dir() -> Path:
+    """The probe's source as installed with the package (setup.py ships it)."""
+    return Path(__file__).resolve().parents[1] / "probe_charm"
 
-    An installed wheel (tox, pip) has no charms/ beside it; the checkout it was installed
-    from is then the working directory, as in tox and the README's commands.
+
+def default_probe_dir() -> Path:
+    """Where the probe's source is: $PROBE_CHARM_DIR, the checkout, ./charms/probe, the package.
+
+    A checkout (an editable install) has charms/probe beside harness/; tox installs a wheel
+    and runs from the checkout; outside any checkout an installed wheel (a plain `pip
+    install .`) carries its own copy as harness/probe_charm, so `repro run` works from any
+    directory.
     """
     candidates = [
         Path(os.environ[PROBE_DIR_ENV]) if os.environ.get(PROBE_DIR_ENV) else None,
         repo_root() / "charms" / "probe",
         Path.cwd() / "charms" / "probe",
+        packaged_probe_dir(),
     ]
     for candidate in candidates:
         if candidate is not None and (candidate / "src" / "charm.py").is_file():
@@ -177,39 +185,49 @@ def _load_module(path: Path) -> Any:
 def _probe_around_hook(charm_module: Any) -> AroundHook:
     """Give the probe the twin's clock and a Kubernetes client that reaches the twin.
 
-    The probe patches its own StatefulSet through ``template_patch.make_apps_api()``; a
-    real client cannot reach a simulated cluster, so the twin hands it an object with the
-    same ``patch_namespaced_stateful_set`` that applies the patch to the twin (or answers
-    403 when the application is not trusted, as Kubernetes would).
+    The probe patches its own StatefulSet through ``template_patch.make_client()``; a real
+    client cannot reach a simulated cluster, so the twin hands it an object with the same
+    ``patch`` that applies the patch to the twin (or answers 403 when the application is
+    not trusted, as Kubernetes would).
     """
     template_patch: Any = importlib.import_module("template_patch")
 
     @contextmanager
     def around(env: HookEnv) -> Iterator[None]:
         saved_now = getattr(charm_module, "_now", None)
-        saved_api = template_patch.make_apps_api
+        saved_client = template_patch.make_client
         charm_module._now = lambda: env.now
-        template_patch.make_apps_api = lambda: TwinAppsApi(env)
+        template_patch.make_client = lambda: TwinClient(env)
         try:
             yield
         finally:
             if saved_now is not None:
                 charm_module._now = saved_now
-            template_patch.make_apps_api = saved_api
+            template_patch.make_client = saved_client
 
     return around
 
 
-class TwinAppsApi:
-    """The one ``kubernetes.client.AppsV1Api`` call the probe makes, against the twin."""
+class TwinClient:
+    """The one ``lightkube.Client`` call the probe makes, against the twin."""
 
     def __init__(self, env: HookEnv) -> None:
         self._env = env
 
-    def patch_namespaced_stateful_set(self, name: str, namespace: str, body: Any) -> None:
-        from kubernetes.client.exceptions import ApiException
+    def patch(self, res: Any, name: str, obj: Any, *, namespace: str | None = None) -> None:
+        from lightkube.core.exceptions import ApiError
 
         if not self._env.trusted:
-            raise ApiException(status=403, reason="Forbidden (simulated: application not trusted)")
-        annotations = body["spec"]["template"]["metadata"]["annotations"]
+            # The Status body a real API server sends; lightkube reads code and reason from it.
+            raise ApiError(
+                status={
+                    "kind": "Status",
+                    "status": "Failure",
+                    "reason": "Forbidden",
+                    "code": 403,
+                    "message": f"(simulated) statefulsets.apps {name!r} is forbidden: "
+                    "application not trusted",
+                }
+            )
+        annotations = obj["spec"]["template"]["metadata"]["annotations"]
         self._env.patch_template(name, {str(k): str(v) for k, v in annotations.items()})

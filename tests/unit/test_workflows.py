@@ -7,6 +7,7 @@ script the workflows run, and run the workflow shell scripts with stand-ins for 
 from __future__ import annotations
 
 import configparser
+import fnmatch
 import importlib.util
 import json
 import os
@@ -19,8 +20,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 from harness.scenarios import SCENARIOS
 
@@ -217,12 +225,26 @@ def test_the_integration_job_takes_its_matrix_from_the_plan() -> None:
     assert integration["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
     assert integration["strategy"]["fail-fast"] is False
     assert integration["env"]["LIBJUJU_VERSION_SPECIFIER"] == "${{ matrix.libjuju }}"
-    operator = next(
-        step for step in _steps(integration) if "actions-operator" in step.get("uses", "")
-    )
-    assert operator["with"]["provider"] == "microk8s"
-    assert operator["with"]["channel"] == "${{ matrix.microk8s }}"
-    assert operator["with"]["juju-channel"] == "${{ matrix.juju }}"
+    prepare = next(s for s in _steps(integration) if "prepare-lab.sh" in s.get("run", ""))
+    assert prepare["env"]["CONCIERGE_MICROK8S_CHANNEL"] == "${{ matrix.microk8s }}"
+    assert prepare["env"]["CONCIERGE_JUJU_CHANNEL"] == "${{ matrix.juju }}"
+    assert prepare["run"].split() == [".github/scripts/prepare-lab.sh", ".github/concierge.yaml"]
+    # concierge installs no tox: the job must, before it runs the suite.
+    steps = _steps(integration)
+    install = next(i for i, s in enumerate(steps) if "pip install 'tox" in s.get("run", ""))
+    suite = next(i for i, s in enumerate(steps) if "tox -e integration" in s.get("run", ""))
+    assert steps.index(prepare) < install < suite
+
+
+def test_the_live_controller_has_juju_defaults_where_they_change_the_hooks() -> None:
+    # concierge's own presets turn hook retries off; a bug reporter's model retries.
+    config = yaml.safe_load((ROOT / ".github" / "concierge.yaml").read_text(encoding="utf-8"))
+    assert config["juju"]["model-defaults"]["automatically-retry-hooks"] == "true"
+    microk8s = config["providers"]["microk8s"]
+    assert microk8s["enable"] is True
+    assert microk8s["bootstrap"] is True
+    assert {"hostpath-storage", "dns"} <= set(microk8s["addons"])
+    assert {"charmcraft", "juju-crashdump"} <= set(config["host"]["snaps"])
 
 
 def _tests_in_layout(tmp_path: Path, layout: str) -> None:
@@ -279,13 +301,34 @@ def test_integration_runs_on_pull_requests_nightly_and_on_demand() -> None:
 # --- ci.yaml -----------------------------------------------------------------------------
 
 
-def test_ci_runs_every_tox_env_of_env_list_on_python_3_10_and_3_12() -> None:
+def _supported_pythons() -> list[str]:
+    """Every 3.x minor pyproject.toml's requires-python admits, from its classifiers."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    spec = SpecifierSet(project["requires-python"])
+    classified = [
+        c.rsplit(" :: ", 1)[1]
+        for c in project["classifiers"]
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    ]
+    assert classified, "pyproject.toml lists no Python version classifier"
+    assert all(spec.contains(f"{minor}.0") for minor in classified), (spec, classified)
+    # No minor between the oldest and the newest is left unclaimed, nor one past them admitted.
+    lo, hi = (int(v.split(".")[1]) for v in (classified[0], classified[-1]))
+    assert classified == [f"3.{m}" for m in range(lo, hi + 1)]
+    assert not spec.contains(f"3.{lo - 1}.0")
+    assert not spec.contains(f"3.{hi + 1}.0"), "requires-python admits an untested Python"
+    return classified
+
+
+def test_ci_runs_every_tox_env_of_env_list_on_the_oldest_and_newest_supported_python() -> None:
     workflow = _load(CI)
     assert {"push", "pull_request"} <= set(workflow["on"])
     (job,) = workflow["jobs"].values()
     matrix = job["strategy"]["matrix"]
+    supported = _supported_pythons()
     # Unquoted, YAML reads 3.10 as the float 3.1.
-    assert matrix["python"] == ["3.10", "3.12"]
+    assert matrix["python"] == [supported[0], supported[-1]]
+    assert "exclude" not in matrix, "every env, lint included, runs on every matrix Python"
     # The same envs a bare `tox` runs (.ci/run): lint, unit, libjuju29, twin.
     tox = configparser.ConfigParser()
     tox.read(ROOT / "tox.ini")
@@ -298,18 +341,40 @@ def test_ci_runs_every_tox_env_of_env_list_on_python_3_10_and_3_12() -> None:
     assert setup["with"]["python-version"] == "${{ matrix.python }}"
 
 
+def _lint_deps() -> list[Requirement]:
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(ROOT / "tox.ini", encoding="utf-8")
+    lines = [line.strip() for line in tox["testenv:lint"]["deps"].splitlines()]
+    return [Requirement(line) for line in lines if line and not line.startswith("-r")]
+
+
+@pytest.mark.parametrize("python", _supported_pythons())
+def test_the_lint_env_has_each_tool_exactly_once_on_every_supported_python(python: str) -> None:
+    # The newest check-jsonschema and zizmor need 3.11: 3.10 must still get a release of each.
+    chosen = [
+        req
+        for req in _lint_deps()
+        if req.marker is None or req.marker.evaluate({"python_version": python})
+    ]
+    names = [req.name for req in chosen]
+    assert sorted(names) == sorted(set(names)), f"two pins of one tool on {python}: {names}"
+    everywhere = {req.name for req in _lint_deps()}
+    assert set(names) == everywhere, f"missing on {python}: {everywhere - set(names)}"
+
+
 # --- evidence is uploaded whatever happened ---------------------------------------------
 
 
-def _always(step: dict[str, Any]) -> bool:
-    return "always()" in str(step.get("if", ""))
+def _unless_cancelled(step: dict[str, Any]) -> bool:
+    """Runs after a failed step, but not once someone cancelled the run."""
+    return "!cancelled()" in str(step.get("if", ""))
 
 
 def _uploads(job: dict[str, Any]) -> list[dict[str, Any]]:
     return [step for step in _steps(job) if "upload-artifact" in step.get("uses", "")]
 
 
-def test_every_job_that_runs_the_suite_uploads_its_evidence_always() -> None:
+def test_every_job_that_runs_the_suite_uploads_its_evidence_even_after_failures() -> None:
     suite_jobs = [
         (workflow, name, job)
         for workflow, name, job in _all_jobs()
@@ -322,7 +387,7 @@ def test_every_job_that_runs_the_suite_uploads_its_evidence_always() -> None:
     for workflow, name, job in suite_jobs:
         evidence = [s for s in _uploads(job) if str(s["with"]["path"]).startswith("evidence/")]
         assert evidence, f"{workflow}:{name} uploads no evidence"
-        assert all(_always(step) for step in evidence), f"{workflow}:{name}"
+        assert all(_unless_cancelled(step) for step in evidence), f"{workflow}:{name}"
 
 
 def test_live_jobs_always_upload_diagnostics_and_summaries() -> None:
@@ -332,7 +397,7 @@ def test_live_jobs_always_upload_diagnostics_and_summaries() -> None:
     summary = next(s for s in steps if "append-reports.sh evidence/live" in s.get("run", ""))
     logs = next(s for s in _uploads(job) if s["with"]["path"] == "logs")
     tests = next(s for s in steps if "tox -e integration" in s.get("run", ""))
-    assert all(_always(step) for step in (collect, summary, logs))
+    assert all(_unless_cancelled(step) for step in (collect, summary, logs))
     assert "--allow-node-restart" in tests["run"]
     assert "--probe-charm" in tests["run"]
     assert steps.index(tests) < steps.index(collect) < steps.index(logs)
@@ -342,7 +407,7 @@ def test_the_lifecycle_matrix_is_built_from_every_live_job_even_after_failures()
     jobs = _load(INTEGRATION)["jobs"]
     job = jobs["lifecycle-matrix"]
     assert "integration" in job["needs"]
-    assert job["if"] == "${{ always() }}"
+    assert job["if"] == "${{ !cancelled() }}"
     download = next(s for s in _steps(job) if "download-artifact" in s.get("uses", ""))
     assert download["with"]["pattern"] == "evidence-live-*"
     integration_upload = next(
@@ -353,13 +418,57 @@ def test_the_lifecycle_matrix_is_built_from_every_live_job_even_after_failures()
     assert any(s["with"]["name"] == "lifecycle-matrix" for s in _uploads(job))
 
 
-def test_the_probe_charm_is_packed_once_and_cached_by_its_sources() -> None:
-    jobs = _load(INTEGRATION)["jobs"]
+def test_the_probe_charm_is_packed_once_and_cached_by_what_it_is_made_from() -> None:
+    workflow = _load(INTEGRATION)
+    jobs = workflow["jobs"]
     pack = jobs["pack-probe"]
     cache = next(s for s in _steps(pack) if "actions/cache" in s.get("uses", ""))
-    assert "hashFiles('charms/probe/**')" in cache["with"]["key"]
+    key = cache["with"]["key"]
+    hashed = re.search(r"hashFiles\(([^)]*)\)", key)
+    assert hashed, key
+    globs = [g.strip().strip("'") for g in hashed.group(1).split(",")]
+    # The charm's code, charmcraft.yaml and requirements, and the script that packs it.
+    for path in ("charms/probe/requirements.txt", "charms/probe/charmcraft.yaml"):
+        assert any(fnmatch.fnmatch(path, g) for g in globs), (path, globs)
+    assert ".github/scripts/pack-probe.sh" in globs
+    assert "env.CHARMCRAFT_CHANNEL" in key
+    assert "env.CHARMCRAFT_MAJOR" in key
     assert "pack-probe" in jobs["integration"]["needs"]
     assert any(s["with"]["name"] == "probe-charm" for s in _uploads(pack))
+
+
+def test_lint_validates_charmcraft_yaml_with_the_major_ci_packs_with() -> None:
+    env = _load(INTEGRATION)["env"]
+    pins = (ROOT / "charms" / "probe" / "requirements-lint.txt").read_text(encoding="utf-8")
+    (version,) = re.findall(r"^charmcraft==(\d+)\.", pins, flags=re.MULTILINE)
+    assert env["CHARMCRAFT_MAJOR"] == version
+
+
+def _every_step() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for workflow, name, job in _all_jobs():
+        yield workflow, name, job
+        for step in _steps(job):
+            yield workflow, f"{name}: {step.get('name')}", step
+
+
+def test_nothing_runs_on_after_a_cancel() -> None:
+    # always() would spend up to half an hour collecting logs for a run someone cancelled.
+    for workflow, where, item in _every_step():
+        assert "always()" not in str(item.get("if", "")), f"{workflow}:{where}"
+
+
+def test_every_upload_can_be_re_run() -> None:
+    # "Re-run failed jobs" uploads under the same name: without overwrite it gets 409 Conflict.
+    uploads = [(w, n, s) for w, n, job in _all_jobs() for s in _uploads(job)]
+    assert len(uploads) >= 5
+    for workflow, name, step in uploads:
+        assert step["with"].get("overwrite") is True, f"{workflow}:{name}: {step['name']}"
+
+
+def test_every_job_runs_on_ubuntu_24_04() -> None:
+    # ubuntu-22.04 images are being retired; each job here runs on 24.04 (see the README).
+    for workflow, name, job in _all_jobs():
+        assert job["runs-on"] == "ubuntu-24.04", f"{workflow}:{name}"
 
 
 # --- least privilege and hygiene ---------------------------------------------------------
@@ -587,26 +696,26 @@ done
 """
 
 
-@needs_bash
-@pytest.mark.parametrize("packed", [1, 0, 2])
-def test_pack_probe_moves_exactly_one_packed_charm_into_place(tmp_path: Path, packed: int) -> None:
+def _pack_probe(tmp_path: Path, version: str, pack: str) -> subprocess.CompletedProcess[str]:
+    """pack-probe.sh with stand-ins: charmcraft reports VERSION and runs PACK to pack."""
     (tmp_path / "charms" / "probe").mkdir(parents=True)
     charmcraft = (
         "#!/usr/bin/env bash\n"
+        f'if [[ $1 == version ]]; then echo "charmcraft {version}"; exit; fi\n'
         'echo "charmcraft $* in $PWD" >> "$CALLS"\n'
-        f"for n in $(seq {packed}); do touch probe_ubuntu-22.04-amd64-$n.charm; done\n"
+        f"{pack}\n"
     )
     bin_dir = _fake_bin(
         tmp_path, sudo=FAKE_SUDO, charmcraft=charmcraft, lxd="#!/usr/bin/env bash\n"
     )
-    calls = tmp_path / "calls"
     env = {
         "PATH": f"{bin_dir}:{os.environ['PATH']}",
-        "CALLS": str(calls),
+        "CALLS": str(tmp_path / "calls"),
         "USER": "runner",
-        "CHARMCRAFT_CHANNEL": "3.x/stable",
+        "CHARMCRAFT_CHANNEL": "latest/stable",
+        "CHARMCRAFT_MAJOR": "4",
     }
-    result = subprocess.run(
+    return subprocess.run(
         ["bash", str(SCRIPTS / "pack-probe.sh"), "build/probe.charm"],
         env=env,
         cwd=tmp_path,
@@ -614,9 +723,17 @@ def test_pack_probe_moves_exactly_one_packed_charm_into_place(tmp_path: Path, pa
         text=True,
         check=False,
     )
+
+
+@needs_bash
+@pytest.mark.parametrize("packed", [1, 0, 2])
+def test_pack_probe_moves_exactly_one_packed_charm_into_place(tmp_path: Path, packed: int) -> None:
+    pack = f"for n in $(seq {packed}); do touch probe_ubuntu-22.04-amd64-$n.charm; done"
+    result = _pack_probe(tmp_path, "4.5.0", pack)
+    calls = tmp_path / "calls"
     log = calls.read_text()
     assert f"charmcraft pack --verbose in {tmp_path / 'charms' / 'probe'}" in log
-    assert "sudo snap install charmcraft --classic --channel=3.x/stable" in log
+    assert "sudo snap install charmcraft --classic --channel=latest/stable" in log
     if packed == 1:
         assert result.returncode == 0, result.stderr
         assert (tmp_path / "build" / "probe.charm").is_file()
@@ -626,6 +743,53 @@ def test_pack_probe_moves_exactly_one_packed_charm_into_place(tmp_path: Path, pa
             result.stderr
         )
         assert not (tmp_path / "build" / "probe.charm").exists()
+
+
+FAKE_CONCIERGE_SUDO = """#!/usr/bin/env bash
+echo "sudo $* JUJU=${CONCIERGE_JUJU_CHANNEL:-}" \\
+  "MICROK8S=${CONCIERGE_MICROK8S_CHANNEL:-}" >> "$CALLS"
+"""
+
+
+@needs_bash
+@pytest.mark.parametrize("missing", [None, "CONCIERGE_JUJU_CHANNEL", "CONCIERGE_MICROK8S_CHANNEL"])
+def test_prepare_lab_hands_concierge_the_jobs_channels(
+    tmp_path: Path, missing: str | None
+) -> None:
+    fake = '#!/usr/bin/env bash\necho "$(basename "$0") $*" >> "$CALLS"\n'
+    bin_dir = _fake_bin(tmp_path, sudo=FAKE_CONCIERGE_SUDO, concierge=fake, juju=fake)
+    calls = tmp_path / "calls"
+    calls.write_text("")
+    env = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "CALLS": str(calls),
+        "CONCIERGE_JUJU_CHANNEL": "2.9/stable",
+        "CONCIERGE_MICROK8S_CHANNEL": "1.28/stable",
+    }
+    if missing:
+        del env[missing]
+    result = _bash("prepare-lab.sh", str(ROOT / ".github" / "concierge.yaml"), env=env)
+    log = calls.read_text().splitlines()
+    if missing:
+        assert result.returncode == 2
+        assert f"{missing} is not set" in result.stderr
+        assert log == []
+        return
+    assert result.returncode == 0, result.stderr
+    prepare = next(line for line in log if "concierge prepare" in line)
+    assert "--preserve-env=CONCIERGE_JUJU_CHANNEL,CONCIERGE_MICROK8S_CHANNEL" in prepare
+    assert "JUJU=2.9/stable MICROK8S=1.28/stable" in prepare
+    assert f"--config {ROOT / '.github' / 'concierge.yaml'}" in prepare
+    assert log[-1] == "juju switch concierge-microk8s"
+
+
+@needs_bash
+def test_pack_probe_refuses_a_charmcraft_of_another_major(tmp_path: Path) -> None:
+    result = _pack_probe(tmp_path, "5.0.1", "touch probe.charm")
+    assert result.returncode == 1
+    assert "'charmcraft 5.0.1', not major 4" in result.stderr
+    assert not (tmp_path / "charms" / "probe" / "probe.charm").exists()
+    assert not (tmp_path / "build" / "probe.charm").exists()
 
 
 # --- the run-block shellcheck ------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Patch our own StatefulSet's pod template: the sidecar-era ``pod-spec-set``.
 
-The kubernetes client is imported only here, and only when a patch is made, so every
-other hook stays fast and the unit tests can autospec ``kubernetes.client.AppsV1Api``.
+The client is lightkube, as charms use for this: it and everything it needs build from
+source without a compiler or Rust, which ``charmcraft pack`` requires (requirements.txt).
+It is imported only here, and only when a patch is made, so every other hook stays fast
+and the unit tests can autospec ``lightkube.Client``.
 """
 
 from __future__ import annotations
@@ -23,31 +25,38 @@ def trust_command(app: str) -> str:
     return f"juju trust {app} --scope=cluster"
 
 
-def make_apps_api() -> Any:
-    """An AppsV1Api with the pod's service-account credentials (in-cluster config)."""
-    import kubernetes.client
-    import kubernetes.config
+def make_client() -> Any:
+    """A lightkube Client with the pod's service-account credentials (in-cluster only).
 
-    kubernetes.config.load_incluster_config()
-    return kubernetes.client.AppsV1Api()
+    Never a kubeconfig: the probe must patch the cluster it runs in, with its own rights.
+    """
+    from lightkube import Client, KubeConfig
+
+    return Client(config=KubeConfig.from_service_account())
 
 
 def body(token: str) -> dict[str, Any]:
     return {"spec": {"template": {"metadata": {"annotations": {TEMPLATE_ANNOTATION: token}}}}}
 
 
-def patch(app: str, namespace: str, token: str, api: Any | None = None) -> PatchResult:
+def patch(app: str, namespace: str, token: str, client: Any | None = None) -> PatchResult:
     """Set the annotation on StatefulSet ``app`` in ``namespace``; 403 means untrusted."""
-    from kubernetes.client.exceptions import ApiException
-    from kubernetes.config.config_exception import ConfigException
+    import httpx
+    from lightkube.core.exceptions import ApiError, ConfigError
+    from lightkube.resources.apps_v1 import StatefulSet
 
     try:
-        client = api if api is not None else make_apps_api()
-        client.patch_namespaced_stateful_set(app, namespace, body(token))
-    except ApiException as e:
-        if e.status == 403:
+        api = client if client is not None else make_client()
+        api.patch(StatefulSet, app, body(token), namespace=namespace)
+    except ApiError as e:
+        if e.status.code == 403:
             return PatchResult(False, untrusted=True, message=f"needs `{trust_command(app)}`")
-        return PatchResult(False, message=f"template patch failed: {e.status} {e.reason}")
-    except ConfigException as e:
+        return PatchResult(
+            False, message=f"template patch failed: {e.status.code} {e.status.reason}"
+        )
+    except ConfigError as e:
         return PatchResult(False, message=f"template patch failed: no in-cluster config ({e})")
+    except httpx.TransportError as e:
+        # The API server restarting with the node, or not answering yet: retried later.
+        return PatchResult(False, message=f"template patch failed: {type(e).__name__}: {e}")
     return PatchResult(True, message=f"template token {token}")

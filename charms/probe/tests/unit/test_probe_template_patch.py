@@ -1,4 +1,8 @@
-"""The pod-template patch (the sidecar pod-spec-set), against an autospec'd AppsV1Api."""
+"""The pod-template patch (the sidecar pod-spec-set), against an autospec'd lightkube Client.
+
+Errors are what lightkube raises: ``ApiError`` built from a real HTTP response carrying a
+Kubernetes ``Status`` body, and httpx transport errors when the API server is not there.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,12 @@ from dataclasses import replace
 from typing import Any
 from unittest.mock import MagicMock, create_autospec
 
-import kubernetes.client
-import kubernetes.config
+import httpx
+import lightkube
 import pytest
 import template_patch
-from kubernetes.client.exceptions import ApiException
+from lightkube.core.exceptions import ApiError
+from lightkube.resources.apps_v1 import StatefulSet
 from ops import testing
 from probe_testing import ProbeCharm, journal_entries
 
@@ -20,12 +25,36 @@ BODY = {
     "spec": {"template": {"metadata": {"annotations": {"probe.juju.is/template-token": "t1"}}}}
 }
 UNTRUSTED = testing.BlockedStatus("needs `juju trust probe --scope=cluster`")
+URL = "https://10.152.183.1/apis/apps/v1/namespaces/lab/statefulsets/probe"
+
+
+def api_error(code: int, reason: str, message: str) -> ApiError:
+    """What lightkube raises for an error answer: the Status body the API server sends."""
+    request = httpx.Request("PATCH", URL)
+    status = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
+    return ApiError(request=request, response=httpx.Response(code, json=status, request=request))
+
+
+FORBIDDEN = api_error(
+    403,
+    "Forbidden",
+    'statefulsets.apps "probe" is forbidden: User "system:serviceaccount:lab:probe" cannot '
+    'patch resource "statefulsets" in API group "apps" in the namespace "lab"',
+)
 
 
 @pytest.fixture
 def api(monkeypatch: pytest.MonkeyPatch) -> MagicMock:
-    mock: MagicMock = create_autospec(kubernetes.client.AppsV1Api, instance=True)
-    monkeypatch.setattr(template_patch, "make_apps_api", lambda: mock)
+    mock: MagicMock = create_autospec(lightkube.Client, instance=True)
+    monkeypatch.setattr(template_patch, "make_client", lambda: mock)
     return mock
 
 
@@ -45,7 +74,7 @@ def test_trusted_leader_patches_its_statefulset_on_config_changed(
 ) -> None:
     out = ctx.run(ctx.on.config_changed(), _state())
 
-    api.patch_namespaced_stateful_set.assert_called_once_with("probe", "lab", BODY)
+    api.patch.assert_called_once_with(StatefulSet, "probe", BODY, namespace="lab")
     assert out.unit_status.name == "active"
     assert [e["event"] for e in journal_entries(ctx, STORAGE)] == ["config-changed"]
 
@@ -54,7 +83,7 @@ def test_same_value_is_not_patched_twice(ctx: Ctx, api: MagicMock) -> None:
     out = ctx.run(ctx.on.config_changed(), _state())
     ctx.run(ctx.on.config_changed(), out)
 
-    assert api.patch_namespaced_stateful_set.call_count == 1
+    assert api.patch.call_count == 1
 
 
 def test_a_new_value_is_patched_again(ctx: Ctx, api: MagicMock) -> None:
@@ -63,13 +92,13 @@ def test_a_new_value_is_patched_again(ctx: Ctx, api: MagicMock) -> None:
 
     tokens = [
         c.args[2]["spec"]["template"]["metadata"]["annotations"]["probe.juju.is/template-token"]
-        for c in api.patch_namespaced_stateful_set.call_args_list
+        for c in api.patch.call_args_list
     ]
     assert tokens == ["t1", "t2"]
 
 
 def test_untrusted_is_blocked_with_the_trust_command(ctx: Ctx, api: MagicMock) -> None:
-    api.patch_namespaced_stateful_set.side_effect = ApiException(status=403, reason="Forbidden")
+    api.patch.side_effect = FORBIDDEN
 
     out = ctx.run(ctx.on.config_changed(), _state())
 
@@ -78,32 +107,55 @@ def test_untrusted_is_blocked_with_the_trust_command(ctx: Ctx, api: MagicMock) -
 
 
 def test_after_juju_trust_the_patch_is_retried_and_status_clears(ctx: Ctx, api: MagicMock) -> None:
-    api.patch_namespaced_stateful_set.side_effect = ApiException(status=403, reason="Forbidden")
+    api.patch.side_effect = FORBIDDEN
     out = ctx.run(ctx.on.config_changed(), _state())
-    api.patch_namespaced_stateful_set.side_effect = None  # `juju trust probe --scope=cluster`
+    api.patch.side_effect = None  # `juju trust probe --scope=cluster`
 
     out = ctx.run(ctx.on.update_status(), out)
 
-    assert api.patch_namespaced_stateful_set.call_count == 2
+    assert api.patch.call_count == 2
     assert out.unit_status.name == "active"
 
 
 def test_clearing_the_option_clears_the_block(ctx: Ctx, api: MagicMock) -> None:
-    api.patch_namespaced_stateful_set.side_effect = ApiException(status=403, reason="Forbidden")
+    api.patch.side_effect = FORBIDDEN
     out = ctx.run(ctx.on.config_changed(), _state())
 
     out = ctx.run(ctx.on.config_changed(), replace(out, config={"pod-template-annotation": ""}))
 
-    assert api.patch_namespaced_stateful_set.call_count == 1
+    assert api.patch.call_count == 1
     assert out.unit_status.name == "active"
 
 
 def test_other_api_errors_are_reported(ctx: Ctx, api: MagicMock) -> None:
-    api.patch_namespaced_stateful_set.side_effect = ApiException(status=404, reason="Not Found")
+    api.patch.side_effect = api_error(404, "NotFound", 'statefulsets.apps "probe" not found')
 
     out = ctx.run(ctx.on.config_changed(), _state())
 
-    assert out.unit_status == testing.BlockedStatus("template patch failed: 404 Not Found")
+    assert out.unit_status == testing.BlockedStatus("template patch failed: 404 NotFound")
+
+
+def test_an_api_server_that_is_starting_is_retried_on_update_status(
+    ctx: Ctx, api: MagicMock
+) -> None:
+    api.patch.side_effect = [
+        httpx.ConnectError("[Errno 111] Connection refused"),
+        api_error(503, "ServiceUnavailable", "the server is currently unable to handle it"),
+        None,
+    ]
+    out = ctx.run(ctx.on.config_changed(), _state())
+    assert out.unit_status == testing.BlockedStatus(
+        "template patch failed: ConnectError: [Errno 111] Connection refused"
+    )
+    out = ctx.run(ctx.on.update_status(), out)
+    assert out.unit_status == testing.BlockedStatus(
+        "template patch failed: 503 ServiceUnavailable"
+    )
+
+    out = ctx.run(ctx.on.update_status(), out)
+
+    assert api.patch.call_count == 3
+    assert out.unit_status.name == "active"
 
 
 @pytest.mark.parametrize(
@@ -114,23 +166,24 @@ def test_no_patch_from_followers_or_for_an_empty_value(
 ) -> None:
     ctx.run(ctx.on.config_changed(), _state(token, leader=leader))
 
-    api.patch_namespaced_stateful_set.assert_not_called()
+    api.patch.assert_not_called()
 
 
 def test_other_events_do_not_patch(ctx: Ctx, api: MagicMock) -> None:
     ctx.run(ctx.on.update_status(), _state())
 
-    api.patch_namespaced_stateful_set.assert_not_called()
+    api.patch.assert_not_called()
 
 
-def test_make_apps_api_uses_in_cluster_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    load = create_autospec(kubernetes.config.load_incluster_config)
-    apps_class = create_autospec(kubernetes.client.AppsV1Api)
-    monkeypatch.setattr(kubernetes.config, "load_incluster_config", load)
-    monkeypatch.setattr(kubernetes.client, "AppsV1Api", apps_class)
+def test_make_client_uses_the_pods_service_account_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from_service_account = create_autospec(lightkube.KubeConfig.from_service_account)
+    client_class = create_autospec(lightkube.Client)
+    monkeypatch.setattr(lightkube.KubeConfig, "from_service_account", from_service_account)
+    monkeypatch.setattr(lightkube, "Client", client_class)
 
-    assert template_patch.make_apps_api() is apps_class.return_value
-    load.assert_called_once_with()
+    assert template_patch.make_client() is client_class.return_value
+    from_service_account.assert_called_once_with()
+    client_class.assert_called_once_with(config=from_service_account.return_value)
 
 
 def test_outside_a_cluster_the_failure_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
