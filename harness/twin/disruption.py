@@ -44,7 +44,7 @@ from ops import testing
 from harness.catalogue.model import Expectation
 from harness.disrupt.base import NAMES
 from harness.errors import HarnessError, UnknownName
-from harness.twin import layers
+from harness.twin import compat, layers
 from harness.twin.engine import Arrival, Change, UnitPlan, decide, lifecycle
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for
 from harness.twin.image import Image, check_images, image_for
@@ -173,6 +173,7 @@ def run_disruption(
     *,
     variant: str | None = None,
     container: str | None = None,
+    signal: str | None = None,
     images: Mapping[str, Image] | None = None,
     exec_handlers: ExecHandlers | None = None,
     storage_mounts: Collection[str] = (),
@@ -184,7 +185,9 @@ def run_disruption(
 
     ``variant`` selects a catalogued branch of the disruption (default: its main one).
     ``container`` is the container ``container-restart`` restarts (default: the first
-    workload container; ``"charm"``: the charm container). ``images`` gives each
+    workload container; ``"charm"``: the charm container) and ``signal`` what kills its
+    PID 1 (``TERM``, the default, ``KILL`` or ``OOM``); together they pick the catalogued
+    branch, as ``variant`` may (``charm``, ``charm-kill``). ``images`` gives each
     container's image (default ``Image()``: a Linux image's usual directories).
     ``exec_handlers`` maps container -> command prefix -> handler. ``storage_mounts``
     names the mounts that are storage volumes. ``workdir`` holds the filesystem layers
@@ -203,17 +206,28 @@ def run_disruption(
     names = sorted(c.name for c in state.containers)
     check_images(images, names)
     handlers = normalise(exec_handlers, names)
-    target = container
+    target: str | None = None
     if disruption == "container-restart":
-        target = container or (names[0] if names else CHARM_CONTAINER)
-        if target not in (*names, CHARM_CONTAINER):
+        if container is not None and container not in (*names, CHARM_CONTAINER):
             raise UnknownName(
-                f"the state has no container {target!r}",
+                f"the state has no container {container!r}",
                 f"use one of: {', '.join([*names, CHARM_CONTAINER])}",
             )
-        if variant is None and target == CHARM_CONTAINER:
-            variant = "charm"
-    expectation = expectations(disruption, version, variant=variant)
+        first = names[0] if names else CHARM_CONTAINER
+        # A variant alone names its container kind; otherwise the container picks it.
+        picked = container or (None if variant is not None else first)
+        expectation = expectations(
+            disruption, version, variant=variant, container=picked, signal=signal
+        )
+        target = picked or (CHARM_CONTAINER if expectation.container == "charm" else first)
+        variant = expectation.variant
+    else:
+        if container is not None or signal is not None:
+            raise HarnessError(
+                f"container= and signal= apply to container-restart, not {disruption}",
+                "leave them out",
+            )
+        expectation = expectations(disruption, version, variant=variant)
     folder = Path(workdir) if workdir is not None else _temporary()
     folder.mkdir(parents=True, exist_ok=True)
     run = _Run(
@@ -278,20 +292,21 @@ class _Run:
         self.skipped: list[tuple[str, str]] = []
         self.trace: list[HookTrace] = []
         self.roots: dict[str, Path] = {}
-        self.unit_id = ctx.unit_id
+        self.unit_id = compat.unit_id(ctx)
         self._serial = 0
 
     @contextlib.contextmanager
     def juju_version(self) -> Iterator[None]:
-        saved = self.ctx.juju_version, self.ctx.unit_id
+        saved = self.ctx.juju_version, compat.unit_id(self.ctx)
         self.ctx.juju_version = self.version
         try:
             yield
         finally:
-            self.ctx.juju_version, self.ctx.unit_id = saved
+            self.ctx.juju_version = saved[0]
+            compat.set_unit_id(self.ctx, saved[1])
 
     def result(self, state: testing.State) -> TwinResult:
-        app = self.ctx.app_name or "app"
+        app = compat.app_name(self.ctx)
         return TwinResult(
             disruption=self.disruption,
             juju_version=self.version,
@@ -350,7 +365,10 @@ class _Run:
         for c in state.containers:
             if change.restarts(c.name):
                 self._fresh_root(c.name)
-                c = replace(c, layers={}, service_statuses={}, notices=(), check_infos=frozenset())
+                notices = c.notices if change.pebble_state_kept else ()
+                c = replace(
+                    c, layers={}, service_statuses={}, notices=notices, check_infos=frozenset()
+                )
             containers.append(c)
         state = self.offer(replace(state, containers=frozenset(containers)))
         if not change.new_pod:
@@ -366,7 +384,7 @@ class _Run:
             # Juju numbers units app-wide: the next number no unit has had.
             peers = [n for r in state.relations for n in _peer_units(r)]
             self.unit_id = max([self.unit_id, *peers]) + 1
-            self.ctx.unit_id = self.unit_id
+            compat.set_unit_id(self.ctx, self.unit_id)
         containers = []
         for c in state.containers:
             self._fresh_root(c.name)
@@ -403,8 +421,10 @@ class _Run:
     ) -> testing.State:
         state = self.run_all(state, plan.before, plan.step_before)
         if plan.arrival is None:
-            state = self.apply(state, plan.change)
-            return self.run_all(state, plan.after, plan.step_after)
+            for index, hooks in enumerate(plan.after):
+                state = self.apply(state, plan.change)
+                state = self.run_all(state, hooks, plan.step_after(index))
+            return state
         state = self.arrive(state, plan.arrival)
         containers = sorted(c.name for c in state.containers)
         deploy = lifecycle(

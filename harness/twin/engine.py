@@ -5,11 +5,12 @@ Both entry points follow it: ``run_disruption`` (one unit as an ops.testing Stat
 the catalogue entry alone it decides:
 
 - the hooks, in order (``hooks.plan``), split into those that run before the change (in
-  the old pod, up to and including ``stop``) and those after it;
+  the old pod, up to and including ``stop``) and those after it; a branch that rolls the
+  pod twice (``stop`` again, then a new pod's ``upgrade-charm``) changes it twice;
 - the change: which containers start again from their image (fresh root filesystem,
   empty Pebble plan), whether the pod is new (a new ``charm-data`` EmptyDir: the charm
   directory and the unit's local state), and whether the unit's agent restarts;
-- for a disruption that removes the unit (``remove`` among its hooks): what the unit
+- for a disruption that removes the unit (one with ``new_units``): what the unit
   that comes back on the same ordinal keeps (name, storage, databags) and which
   lifecycle entry it runs (``new_units``).
 
@@ -27,7 +28,9 @@ from harness.errors import HarnessError
 from harness.twin.hooks import plan
 from harness.twin.model import CHARM_CONTAINER
 
-TEARDOWN_TRIGGERS = ("relation-departed", "relation-broken", "storage-detaching")
+# A removed unit tears down; where the catalogue leaves these optional (a teardown that
+# may be cut short), the twin shows the whole of it.
+TEARDOWN_TRIGGERS = ("relation-departed", "relation-broken", "storage-detaching", "stop", "remove")
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class Change:
     new_pod: bool  # a new charm-data EmptyDir: fresh charm directory, unit state lost
     agent_restarted: bool  # the uniter starts again ("reboot detected")
     label: str  # for steps and errors: "new pod", "node restarted", ...
+    pebble_state_kept: bool = False  # Pebble's state dir (notices) outlives the restart
 
     def restarts(self, container: str) -> bool:
         return container in self.fresh_roots
@@ -55,25 +59,35 @@ class Arrival:
 
 @dataclass(frozen=True)
 class UnitPlan:
-    """Everything a disruption does to one unit, in order."""
+    """Everything a disruption does to one unit, in order: the hooks of ``segments[0]``,
+    then for each further segment the change and its hooks."""
 
     expectation: Expectation
-    before: tuple[str, ...]  # hooks before the change (old pod / containers)
+    segments: tuple[tuple[str, ...], ...]
     change: Change
-    after: tuple[str, ...]  # hooks after the change
     arrival: Arrival | None = None  # set when the unit is removed and a new one comes
+
+    @property
+    def before(self) -> tuple[str, ...]:
+        """Hooks before the (first) change: in the old pod or containers."""
+        return self.segments[0]
+
+    @property
+    def after(self) -> tuple[tuple[str, ...], ...]:
+        """The hooks after each change."""
+        return self.segments[1:]
 
     @property
     def step_before(self) -> str:
         return "teardown" if self.arrival else f"before: {self.change.label}"
 
-    @property
-    def step_after(self) -> str:
-        return f"after: {self.change.label}"
+    def step_after(self, index: int) -> str:
+        """The step of ``after[index]``: ``after: new pod`` (``after: new pod #2``)."""
+        return f"after: {self.change.label}" + (f" #{index + 1}" if index else "")
 
     @property
     def hooks(self) -> tuple[str, ...]:
-        return (*self.before, *self.after)
+        return tuple(hook for segment in self.segments for hook in segment)
 
 
 def decide(
@@ -94,7 +108,8 @@ def decide(
     """
     workload = tuple(containers)
     survives = expectation.survives
-    removed = "remove" in expectation.hooks
+    # The unit goes and a new one comes on its ordinal (scale-down-up).
+    removed = expectation.new_units is not None or "remove" in expectation.hooks
     if expectation.scope == "container":
         if target is None:
             raise HarnessError(
@@ -113,6 +128,7 @@ def decide(
         new_pod=new_pod,
         agent_restarted=CHARM_CONTAINER in fresh,
         label=_label(expectation, fresh, new_pod, removed),
+        pebble_state_kept=expectation.pebble_state == "kept" and not new_pod,
     )
     restarted_workload = [c for c in fresh if c != CHARM_CONTAINER]
     triggers: list[str] = []
@@ -131,9 +147,31 @@ def decide(
         triggers=triggers,
     )
     if removed:
-        return UnitPlan(expectation, hooks, change, (), _arrival(expectation, deploy))
-    split = hooks.index("stop") + 1 if "stop" in hooks and (fresh or new_pod) else 0
-    return UnitPlan(expectation, hooks[:split], change, hooks[split:])
+        # ``remove`` is the last hook a unit sees (Juju "Hook" reference); a hook the
+        # catalogue allows "anywhere" goes before it.
+        if "remove" in hooks:
+            hooks = (*(h for h in hooks if h != "remove"), "remove")
+        return UnitPlan(expectation, (hooks,), change, _arrival(expectation, deploy))
+    if not fresh and not new_pod:
+        return UnitPlan(expectation, ((), hooks), change)
+    cuts = _cuts(hooks)
+    bounds = zip((0, *cuts), (*cuts, len(hooks)), strict=True)
+    return UnitPlan(expectation, tuple(hooks[a:b] for a, b in bounds), change)
+
+
+def _cuts(hooks: tuple[str, ...]) -> tuple[int, ...]:
+    """Where the change happens: after the first ``stop`` (at the start when none), and
+    after any later ``stop`` that a new pod's ``upgrade-charm`` follows (a second roll;
+    a ``stop`` retried in the new pod, followed by ``start``, is not one)."""
+    stops = [i for i, hook in enumerate(hooks) if hook == "stop"]
+    if not stops:
+        return (0,)
+    cuts = [stops[0] + 1]
+    for index, stop in enumerate(stops[1:], 1):
+        end = stops[index + 1] if index + 1 < len(stops) else len(hooks)
+        if "upgrade-charm" in hooks[stop + 1 : end]:
+            cuts.append(stop + 1)
+    return tuple(cuts)
 
 
 def lifecycle(

@@ -42,6 +42,7 @@ def make_lab(
     probe_dir: str | Path | None = None,
     charms: Mapping[str, CharmSource] | None = None,
     expectations: ExpectationSource | None = None,
+    variants: Mapping[str, str] | None = None,
 ) -> Lab:
     """A simulated Juju model on Kubernetes, as a Lab with backend ``twin``.
 
@@ -49,7 +50,9 @@ def make_lab(
     (markers and settling are the caller's, as on live). ``workdir`` holds the pods'
     filesystem layers (a temporary directory, removed with the lab, when not given).
     ``charms`` adds or replaces charms by name (a deploy names them by Charmhub name, or
-    by a path whose last part starts with ``probe`` for the probe).
+    by a path whose last part starts with ``probe`` for the probe). ``variants`` maps a
+    disruption to the catalogued branch the twin follows for it (``{"pod-delete":
+    "interrupted-stop"}``); an unknown one is a one-line error.
     """
     version = JujuVersion.parse(juju_version)
     if workdir is None:
@@ -65,7 +68,10 @@ def make_lab(
         expectations=expectations or catalogue_expectations(),
         charms=known,
         clock=TwinClock(),
+        variants=variants,
     )
+    for disruption in variants or {}:
+        twin.expect(disruption)  # an unknown disruption or branch fails here, in one line
     if owned:
         weakref.finalize(twin, shutil.rmtree, str(folder), True)
     juju = TwinJuju(twin, known)

@@ -35,7 +35,7 @@ from ops import testing
 from harness.catalogue.model import Expectation
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.observations import Outcome
-from harness.twin import layers
+from harness.twin import compat, layers
 from harness.twin.charms import CharmSource, HookEnv
 from harness.twin.clock import TwinClock
 from harness.twin.engine import Change, UnitPlan, decide, lifecycle
@@ -59,7 +59,13 @@ class ExpectationSource(Protocol):
     """``harness.catalogue.load().expect``, or a stand-in for tests."""
 
     def __call__(
-        self, disruption: str, juju: JujuVersion, *, variant: str | None = None
+        self,
+        disruption: str,
+        juju: JujuVersion,
+        *,
+        variant: str | None = None,
+        container: str | None = None,
+        signal: str | None = None,
     ) -> Expectation: ...
 
 
@@ -101,8 +107,11 @@ class Twin:
         expectations: ExpectationSource,
         charms: Mapping[str, CharmSource],
         clock: TwinClock | None = None,
+        variants: Mapping[str, str] | None = None,
     ) -> None:
         self.workdir = Path(workdir)
+        # disruption -> catalogued branch to follow instead of the main one
+        self.variants = dict(variants or {})
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.version = juju_version
         self.clock = clock or TwinClock()
@@ -153,7 +162,12 @@ class Twin:
                 "start it with lab.node.start()",
             )
 
-    def expect(self, name: str, variant: str | None = None) -> Expectation:
+    def expect(self, name: str, *, container: str | None = None) -> Expectation:
+        """The catalogue entry for ``name``: the branch chosen with ``variants``, else for
+        ``container-restart`` the one the container gives (SIGTERM), else the main one."""
+        variant = self.variants.get(name)
+        if container is not None and variant is None:
+            return self._expect(name, self.version, container=container)
         return self._expect(name, self.version, variant=variant)
 
     def relation(self, relation_id: int) -> TwinRelation | None:
@@ -324,8 +338,11 @@ class Twin:
         """What a hook process sees: its pod's hostname and root fs, the twin's time and ids."""
         app = self.apps[unit.app]
         ctx = app.ctx
-        ctx.unit_id = unit.number
+        compat.set_unit_id(ctx, unit.number)
         ctx.charm_root = self.charm_dir(unit)
+        # ops-scenario 7.0 keeps ops' unit-state database in the charm root; the twin keeps
+        # that state itself (``Pod.stored_states``), so no stale copy may be left there.
+        (ctx.charm_root / ".unit-state.db").unlink(missing_ok=True)
         ctx.app_trusted = app.trusted
         env = {
             "HOSTNAME": unit.pod.name,
@@ -703,8 +720,9 @@ class Twin:
         """One unit through one disruption: hooks before, the change, hooks after."""
         plan = self._plan(unit, expectation, target)
         self._run_hooks(unit, plan.before, cause)
-        self.apply_change(unit, plan.change, reason)
-        self._run_hooks(unit, plan.after, cause)
+        for hooks in plan.after:
+            self.apply_change(unit, plan.change, reason)
+            self._run_hooks(unit, hooks, cause)
 
     def delete_pod(self, pod: str) -> None:
         unit = self.unit_of_pod(pod)
@@ -727,13 +745,16 @@ class Twin:
         self.settle()
 
     def kill_pid1(self, pod: str, container: str, variant: str | None = None) -> None:
+        """PID 1 of one container dies; ``variant`` is the branch its signal gives (the
+        port picks it), else the lab's chosen branch or the container's SIGTERM one."""
         unit = self.unit_of_pod(pod)
         if container not in unit.pod.containers:
             known = ", ".join(unit.pod.containers)
             raise UnknownName(f"pod {pod} has no container {container!r}", f"use one of: {known}")
-        if variant is None and container == CHARM_CONTAINER:
-            variant = "charm"
-        expectation = self.expect("container-restart", variant=variant)
+        if variant is not None:
+            expectation = self._expect("container-restart", self.version, variant=variant)
+        else:
+            expectation = self.expect("container-restart", container=container)
         self.disrupt_unit(unit, expectation, "container-restart", target=container)
         self.settle()
 
@@ -778,8 +799,11 @@ class Twin:
             for run in unit.pod.containers.values():
                 run.ready = True
             unit.pod.phase = "Running"
-        for unit, plan, _ in pending:
-            self._run_hooks(unit, plan.after, "node-restart")
+        for unit, plan, reason in pending:
+            for index, hooks in enumerate(plan.after):
+                if index:
+                    self.apply_change(unit, plan.change, reason)
+                self._run_hooks(unit, hooks, "node-restart")
         self.settle()
 
     def scale(self, app_name: str, count: int) -> None:
@@ -787,18 +811,22 @@ class Twin:
             raise HarnessError(f"cannot scale {app_name} to {count}", "give 0 or more units")
         app = self.app(app_name)
         expectation = self.expect("scale-down-up")
-        while len(app.units) > count:
-            unit = max(app.units, key=lambda u: u.pod.ordinal)
-            self._remove_unit(app, unit, expectation)
+        # The StatefulSet's scale drops the highest ordinals at once: every leaving unit
+        # tears down while the others are still there (so each departs from each).
+        leaving = sorted(app.units, key=lambda u: u.pod.ordinal, reverse=True)
+        leaving = leaving[: max(0, len(app.units) - count)]
+        plans = [(unit, self._plan(unit, expectation)) for unit in leaving]
+        for unit, plan in plans:
+            self._run_hooks(unit, plan.before, "scale-down-up")
+        for unit, _ in plans:
+            self._remove_unit(app, unit)
         if len(app.units) < count:
             deploy = expectation.new_units or self.expect("deploy")
             self.add_units(app, count - len(app.units), deploy)
         self.settle()
 
-    def _remove_unit(self, app: App, unit: Unit, expectation: Expectation) -> None:
-        """Scale down: the highest ordinal tears down and its pod and unit are gone."""
-        plan = self._plan(unit, expectation)
-        self._run_hooks(unit, plan.before, "scale-down-up")
+    def _remove_unit(self, app: App, unit: Unit) -> None:
+        """Scale down: the unit has torn down; its pod and unit record are gone."""
         app.units.remove(unit)
         for relation in self.relations:
             relation.unit_data.pop(unit.name, None)

@@ -1,0 +1,31 @@
+"""The few ``ops.testing.Context`` attributes whose names changed across ops releases.
+
+ops 2.17 to 2.x (ops-scenario 7.0) keep the unit id and app name private (``_unit_id``,
+``_app_name``); later releases make them public (``unit_id``, ``app_name``). The twin
+reads and sets them through here so that both work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def unit_id(ctx: Any) -> int:
+    value = getattr(ctx, "unit_id", getattr(ctx, "_unit_id", 0))
+    return 0 if value is None else int(value)
+
+
+def set_unit_id(ctx: Any, number: int) -> None:
+    if hasattr(ctx, "unit_id"):
+        ctx.unit_id = number
+    else:
+        ctx._unit_id = number
+
+
+def app_name(ctx: Any) -> str:
+    name = getattr(ctx, "app_name", None) or getattr(ctx, "_app_name", None)
+    if name:
+        return str(name)
+    spec = getattr(ctx, "charm_spec", None) or getattr(ctx, "_charm_spec", None)
+    meta = getattr(spec, "meta", None) or {}
+    return str(meta.get("name", "app"))
