@@ -230,16 +230,17 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def cmd_timeline(args: argparse.Namespace) -> int:
     from harness.evidence.svg import render_timeline_svg
     from harness.evidence.timeline_text import render_markdown, write_json, write_text
-    from harness.observe.debug_log import parse_lines, unit_from_entity
+    from harness.observations import HookRecord
+    from harness.observe.debug_log import rows, unit_from_entity
 
     only = _normal_unit(args.unit) if args.unit else None
     name = "stdin" if args.file == "-" else Path(args.file).name
     # An agent log file has no entity on its lines; its name (unit-probe-0.log) says whose.
     default_unit = only or (unit_from_entity(Path(args.file).stem) if args.file != "-" else None)
     with _open_log(args.file) as handle:
-        records = parse_lines(handle, default_unit, ops=True)
+        records = rows(handle, default_unit, ops=True)
         if only is not None:
-            records = (r for r in records if r.unit == only)
+            records = (r for r in records if r[0] == only)
         if args.format == "json":
             count = write_json(records, sys.stdout)
         elif args.format == "text":
@@ -251,7 +252,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
                 _write(sys.stdout, render_markdown(kept, name))
             else:
                 title = f"hook timeline: {name}" + (f" ({only})" if only else "")
-                _write(sys.stdout, render_timeline_svg(kept, title=title))
+                svg = render_timeline_svg([HookRecord(*r) for r in kept], title=title)
+                _write(sys.stdout, svg)
     if count == 0:
         whose = f" for {only}" if only else ""
         print(f"repro: no hook lines{whose} in {name}", file=sys.stderr)

@@ -38,54 +38,60 @@ import itertools
 import re
 from collections.abc import Collection, Iterable, Iterator
 
-from harness.observations import HookRecord, Outcome
+from harness.observations import HookRecord, HookSource, Outcome
 
 UNKNOWN_UNIT = "unknown"
 """The unit of a record from a log without entities (an agent log file) when none is given."""
 
+Row = tuple[str, str, str, HookSource, "str | None", "Outcome | None", str]
+"""A record's fields in HookRecord's order (unit, time, kind, source, hook, outcome, detail).
 
-_LINE = re.compile(
+``repro timeline`` renders rows straight from the log: a real debug-log can hold a hook or
+event line in five, and a frozen dataclass per line costs more than the regex that found it.
+"""
+
+# A debug-log line's head, then a message of runhook.go, the meter-status worker, the uniter
+# or the agent; Juju 3.x prints a record's labels (one word) between the module and the
+# message, hence the optional word before it. One regex per line: the C engine does it all.
+_UNITER_LINE = re.compile(
     r"(?:\S+ \[container-agent\] )?"  # pebble's prefix in `kubectl logs <pod> -c charm`
-    r"(?:(?P<entity>[^\s:]+): )?"
-    r"(?P<time>(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)"
+    r"(?:([^\s:]+): )?"  # entity
+    r"((?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)"  # time
     r" (?:TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL)"
-    r" (?P<module>juju\.\S+)"
+    r" (juju\.\S+)"  # module
     r"(?: \S+\.go:\d+)?"  # --location, and always in agent log files
-    r" (?P<message>.*)"
+    r" (?:[^ \n]* )??"  # labels
+    r'(?:ran "([^"\n]+)" hook'
+    r'|hook "([^"\n]+)"(?: \(via [^)\n]*\))? failed: (.*)'
+    r'|hook "([^"\n]+)" was terminated'
+    r'|"([^"\n]+)" hook was terminated'
+    r'|skipped "([^"\n]+)" hook \(missing\)'
+    r'|error running "([^"\n]+)": (.*)'
+    r"|(reboot detected; triggering implicit start hook)"
+    r"|running containerAgent \[([^\]\s]+))"
 )
 
-_MESSAGE = re.compile(
-    r'ran "(?P<ok>[^"]+)" hook'
-    r'|hook "(?P<failed>[^"]+)"(?: \(via [^)]*\))? failed: (?P<error>.*)'
-    r'|hook "(?P<terminated>[^"]+)" was terminated'
-    r'|"(?P<terminated_meter>[^"]+)" hook was terminated'
-    r'|skipped "(?P<skipped>[^"]+)" hook \(missing\)'
-    r'|error running "(?P<failed_meter>[^"]+)": (?P<meter_error>.*)'
-    r"|(?P<reboot>reboot detected; triggering implicit start hook)"
-    r"|running containerAgent \[(?P<version>[^\]\s]+)"
+# ops' lines: see the module docstring. The event name is ops' (underscores), its hook the
+# Juju name (hyphens): Juju names never hold underscores, ops turns each hyphen into one.
+_OPS_LINE = re.compile(
+    r"(?:\S+ \[container-agent\] )?"
+    r"(?:([^\s:]+): )?"  # entity
+    r"((?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)"  # time
+    r" (?:TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL)"
+    r" unit\.([a-z][a-z0-9-]*/\d+)\.juju-log"  # unit
+    r" (?:([a-z][a-z0-9-]*:\d+): )?"  # relation
+    r"(?:[A-Za-z_][\w.]*:)?"  # logger
+    r"(?:Emitting Juju event (\w+)"
+    r"|Emitting custom event <([^\s>]+) via \S+/on/(\w+)\[\d+\]>"
+    r"|Re-emitting (?:deferred event )?<[^\s>]+ via \S+/on/(\w+)\[\d+\]>"
+    r"(?: \(\d+ of \d+ in queue\))?"
+    r"|Deferring <[^\s>]+ via \S+/on/(\w+)\[\d+\]>)"
+    r"\.\s*$"
 )
 
 # Podspec operators run every unit's uniter in one pod under ``application-<app>``; the
 # unit is in the module: juju.worker.caasoperator.uniter.<app>/<n>.operation (loggo child
 # named after the unit id), accepted as <app>-<n> too.
-# ops' lines: see the module docstring. The event name is ops' (underscores), its hook the
-# Juju name (hyphens): Juju names never hold underscores, ops turns each hyphen into one.
-_OPS_LINE = re.compile(
-    r"(?:\S+ \[container-agent\] )?"
-    r"(?:(?P<entity>[^\s:]+): )?"
-    r"(?P<time>(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)"
-    r" (?:TRACE|DEBUG|INFO|WARNING|ERROR|CRITICAL)"
-    r" unit\.(?P<unit>[a-z][a-z0-9-]*/\d+)\.juju-log"
-    r" (?:(?P<relation>[a-z][a-z0-9-]*:\d+): )?"
-    r"(?:[A-Za-z_][\w.]*:)?"
-    r"(?:Emitting Juju event (?P<juju>\w+)"
-    r"|Emitting custom event <(?P<cls>[^\s>]+) via \S+/on/(?P<custom>\w+)\[\d+\]>"
-    r"|Re-emitting (?:deferred event )?<[^\s>]+ via \S+/on/(?P<reemitted>\w+)\[\d+\]>"
-    r"(?: \(\d+ of \d+ in queue\))?"
-    r"|Deferring <[^\s>]+ via \S+/on/(?P<deferred>\w+)\[\d+\]>)"
-    r"\.\s*$"
-)
-
 _OPERATOR_UNIT = re.compile(r"\.uniter\.(?P<unit>[a-z][a-z0-9-]*[/-]\d+)(?:\.|$)")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -130,123 +136,112 @@ def parse_line(line: str, unit: str | None = None) -> HookRecord | None:
     ``unit`` names the unit of lines that carry no entity (agent log files); without it
     they are attributed to ``UNKNOWN_UNIT``.
     """
-    if not _worth_a_look(line):
-        return None
-    return _parse(line, unit)
-
-
-def _worth_a_look(line: str) -> bool:
-    """A cheap substring test that keeps the regexes off the vast majority of lines."""
-    return (
-        '"' in line and ('" hook' in line or 'hook "' in line or 'error running "' in line)
-    ) or ("reboot detected" in line or "running containerAgent" in line)
-
-
-def _ops_worth_a_look(line: str) -> bool:
-    return "mitting " in line or "Deferring <" in line
+    row = next(_scan((line,), unit, ops=False), None)
+    return None if row is None else HookRecord(*row)
 
 
 def parse_ops_line(line: str) -> HookRecord | None:
     """One line of ops' event log (``Emitting Juju event ...``) as a record, or None."""
+    row = _ops_row(line)
+    return None if row is None else HookRecord(*row)
+
+
+def _uniter_row(line: str, default: str | None, units: dict[str, str]) -> Row | None:
+    """The record of a uniter, meter-status or agent line; ``units`` caches entities'."""
+    if "\x1b[" in line:  # `juju debug-log --color`
+        line = _ANSI.sub("", line)
+    match = _UNITER_LINE.match(line)
+    if match is None:
+        return None
+    (entity, time, module, ok, failed, error, terminated, terminated_meter, skipped,
+     failed_meter, meter_error, reboot, version) = match.groups()  # fmt: skip
+    if entity is None:
+        owner: str | None = default or UNKNOWN_UNIT
+    else:
+        owner = units.get(entity)
+        if owner is None:
+            owner = _unit_of(entity, module, default)
+            if owner is None:
+                return None
+            if entity.startswith("unit-"):  # an operator's unit is in the module, not here
+                units[entity] = owner
+    assert owner is not None  # for mypy: every branch above set it or returned
+    if ok is not None:
+        return (owner, time, "hook", "debug-log", ok, "ok", "")
+    if version is not None:
+        if module != "juju.cmd":
+            return None
+        return (owner, time, "agent-start", "debug-log", None, None, version)
+    if reboot is not None:
+        return (owner, time, "reboot", "debug-log", None, None, "")
+    if failed is not None:
+        return (owner, time, "hook", "debug-log", failed, "failed", error.strip())
+    if failed_meter is not None:
+        # The meter-status worker found no charm to run the hook from: nothing ran.
+        outcome: Outcome = "not-run" if "charm missing" in meter_error else "failed"
+        return (owner, time, "hook", "debug-log", failed_meter, outcome, meter_error.strip())
+    if terminated is not None:
+        return (owner, time, "hook", "debug-log", terminated, "terminated", "")
+    if terminated_meter is not None:
+        return (owner, time, "hook", "debug-log", terminated_meter, "terminated", "")
+    return (owner, time, "hook", "debug-log", skipped, "skipped", "")
+
+
+def _ops_row(line: str) -> Row | None:
     if "\x1b[" in line:
         line = _ANSI.sub("", line)
     match = _OPS_LINE.match(line)
     if match is None:
         return None
-    entity = match.group("entity")
+    entity, time, unit, relation, juju, cls, custom, reemitted, deferred = match.groups()
     if entity is not None and not entity.startswith("unit-"):
         return None
-    unit, time, relation = match.group("unit"), match.group("time"), match.group("relation")
+    if juju is not None:
+        where = f"on {relation}" if relation else ""
+        if juju.endswith("_action"):
+            return (unit, time, "action", "ops-log", juju[:-7].replace("_", "-"), None, where)
+        return (unit, time, "hook", "ops-log", juju.replace("_", "-"), None, where)
     where = f" on {relation}" if relation else ""
-    name = match.group("juju")
-    if name is not None:
-        if name.endswith("_action"):
-            return _ops_record(unit, time, "action", name[: -len("_action")], where.strip())
-        return _ops_record(unit, time, "hook", name, where.strip())
-    name = match.group("custom")
-    if name is not None:
-        detail = f"custom event {match.group('cls')}{where}: charm code, not a Juju hook"
-        return _ops_record(unit, time, "custom-event", name, detail)
-    name = match.group("reemitted")
-    if name is not None:
-        return _ops_record(unit, time, "re-emitted", name, f"deferred earlier{where}")
+    if custom is not None:
+        detail = f"custom event {cls}{where}: charm code, not a Juju hook"
+        return (unit, time, "custom-event", "ops-log", custom.replace("_", "-"), None, detail)
+    if reemitted is not None:
+        detail = f"deferred earlier{where}"
+        return (unit, time, "re-emitted", "ops-log", reemitted.replace("_", "-"), None, detail)
     detail = f"deferred by the charm{where}"
-    return _ops_record(unit, time, "deferred", match.group("deferred"), detail)
+    return (unit, time, "deferred", "ops-log", deferred.replace("_", "-"), None, detail)
 
 
-def _ops_record(unit: str, time: str, kind: str, event: str, detail: str) -> HookRecord:
-    return HookRecord(
-        unit=unit,
-        time=time,
-        kind=kind,
-        source="ops-log",
-        hook=event.replace("_", "-"),
-        detail=detail,
-    )
+def _scan(lines: Iterable[str], unit: str | None, *, ops: bool) -> Iterator[Row]:
+    """The rows of ``lines`` in log order, ops' lines only with ``ops``; not yet joined.
+
+    This loop may see a billion lines, most of them no hook's: each costs one or two
+    substring tests (C, no regex), and only the lines that pass them are matched.
+    """
+    uniter_row, ops_row = _uniter_row, _ops_row
+    units: dict[str, str] = {}
+    for line in lines:
+        # A quote is found fastest (memchr); every uniter hook message holds one.
+        if '"' in line and ('" hook' in line or 'hook "' in line or 'error running "' in line):
+            row = uniter_row(line, unit, units)
+        # Every other line that can match says "ing ": Emitting, Re-emitting, Deferring,
+        # triggering (reboot detected) and running (containerAgent).
+        elif "ing " not in line:
+            continue
+        elif ops and ("mitting " in line or "Deferring <" in line):
+            row = ops_row(line)
+        elif "reboot detected" in line or "running containerAgent" in line:
+            row = uniter_row(line, unit, units)
+        else:
+            continue
+        if row is not None:
+            yield row
 
 
-def _parse(line: str, unit: str | None) -> HookRecord | None:
-    if "\x1b[" in line:  # `juju debug-log --color`
-        line = _ANSI.sub("", line)
-    match = _LINE.match(line.rstrip("\r\n"))
-    if not match:
-        return None
-    module = match.group("module")
-    message = match.group("message")
-    found = _MESSAGE.match(message)
-    if found is None and " " in message:
-        # Juju 3.x prints a record's labels between the module and the message.
-        found = _MESSAGE.match(message, message.index(" ") + 1)
-    if found is None:
-        return None
-    owner = _unit_of(match.group("entity"), module, unit)
-    if owner is None:
-        return None
-    time = match.group("time")
-    groups = found.groupdict()
-    if groups["version"] is not None:
-        if module != "juju.cmd":
-            return None
-        return _record(owner, time, "agent-start", detail=groups["version"])
-    if groups["reboot"] is not None:
-        return _record(owner, time, "reboot")
-    outcome: Outcome
-    detail = ""
-    if groups["ok"] is not None:
-        hook, outcome = groups["ok"], "ok"
-    elif groups["failed"] is not None:
-        hook, outcome, detail = groups["failed"], "failed", groups["error"]
-    elif groups["failed_meter"] is not None:
-        hook, detail = groups["failed_meter"], groups["meter_error"]
-        # The meter-status worker found no charm to run the hook from: nothing ran.
-        outcome = "not-run" if "charm missing" in detail else "failed"
-    elif groups["terminated"] is not None:
-        hook, outcome = groups["terminated"], "terminated"
-    elif groups["terminated_meter"] is not None:
-        hook, outcome = groups["terminated_meter"], "terminated"
-    else:
-        hook, outcome = groups["skipped"], "skipped"
-    return _record(owner, time, "hook", hook=hook, outcome=outcome, detail=detail.strip())
-
-
-def _record(
-    unit: str,
-    time: str,
-    kind: str,
-    *,
-    hook: str | None = None,
-    outcome: Outcome | None = None,
-    detail: str = "",
-) -> HookRecord:
-    return HookRecord(
-        unit=unit,
-        time=time,
-        kind=kind,
-        source="debug-log",
-        hook=hook,
-        outcome=outcome,
-        detail=detail,
-    )
+def rows(lines: Iterable[str], unit: str | None = None, *, ops: bool = False) -> Iterator[Row]:
+    """``parse_lines`` as rows, for ``repro timeline``'s renderers; same records, same order."""
+    scanned = _scan(_without_bom(lines), unit, ops=ops)  # reads nothing until asked
+    yield from _joined(scanned) if ops else scanned
 
 
 def parse_lines(
@@ -254,20 +249,10 @@ def parse_lines(
 ) -> Iterator[HookRecord]:
     """Every hook-related record in ``lines``, in log order; streams in constant memory.
 
-    With ``ops``, ops' event lines too (source ``ops-log``), joined with the uniter's.
+    ``unit`` names the unit of lines without an entity (agent log files). With ``ops``,
+    ops' event lines too (source ``ops-log``), joined with the uniter's.
     """
-    lines = _without_bom(lines)
-    if ops:
-        yield from _joined(_both_sources(lines, unit))
-        return
-    parse = _parse  # a local: this loop may see a billion lines; the tests are inlined
-    for line in lines:
-        if (
-            '"' in line and ('" hook' in line or 'hook "' in line or 'error running "' in line)
-        ) or ("reboot detected" in line or "running containerAgent" in line):
-            record = parse(line, unit)
-            if record is not None:
-                yield record
+    return itertools.starmap(HookRecord, rows(lines, unit, ops=ops))
 
 
 def _without_bom(lines: Iterable[str]) -> Iterable[str]:
@@ -279,55 +264,41 @@ def _without_bom(lines: Iterable[str]) -> Iterable[str]:
     return itertools.chain((first.lstrip("\ufeff"),), iterator)  # C-level: no cost per line
 
 
-def _both_sources(lines: Iterable[str], unit: str | None) -> Iterator[HookRecord]:
-    parse, parse_ops = _parse, parse_ops_line  # locals, and the tests inline: a hot loop
-    for line in lines:
-        # A quote is found fastest (memchr); every uniter hook message holds one.
-        if '"' in line and ('" hook' in line or 'hook "' in line or 'error running "' in line):
-            record = parse(line, unit)
-        elif "mitting " in line or "Deferring <" in line:
-            record = parse_ops(line)
-        elif "reboot detected" in line or "running containerAgent" in line:
-            record = parse(line, unit)
-        else:
-            continue
-        if record is not None:
-            yield record
+def _joined(rows: Iterable[Row]) -> Iterator[Row]:
+    """Drop ops' row of a hook when the uniter's row of that hook follows it.
 
-
-def _joined(records: Iterable[HookRecord]) -> Iterator[HookRecord]:
-    """Drop ops' record of a hook when the uniter's record of that hook follows it.
-
-    ops logs during the hook, the uniter after it: each unit holds ops' latest hook record
-    (and what ops logged after it) until the uniter's next record says whether it was the
+    ops logs during the hook, the uniter after it: each unit holds ops' latest hook row
+    (and what ops logged after it) until the uniter's next row says whether it was the
     same hook. A log without uniter lines holds at most one hook per unit.
     """
-    held: dict[str, list[HookRecord]] = {}
-    for record in records:
-        waiting = held.get(record.unit)
-        if record.source == "ops-log":
-            if record.kind == "hook":
+    held: dict[str, list[Row]] = {}
+    for row in rows:
+        unit = row[0]
+        waiting = held.get(unit)
+        if row[3] == "ops-log":
+            kind = row[2]
+            if kind == "hook":
                 if waiting:
                     yield from waiting
-                held[record.unit] = [record]
-            elif record.kind == "action":  # the uniter logs no `ran` line for an action
+                held[unit] = [row]
+            elif kind == "action":  # the uniter logs no `ran` line for an action
                 if waiting:
                     yield from waiting
-                    del held[record.unit]
-                yield record
+                    del held[unit]
+                yield row
             elif waiting:
-                waiting.append(record)
+                waiting.append(row)
             else:
-                yield record
+                yield row
             continue
         if waiting:
-            del held[record.unit]
-            if record.kind == "hook" and waiting[0].hook == record.hook:
-                yield record  # the uniter's says how it ended; ops' said it began
+            del held[unit]
+            if row[2] == "hook" and waiting[0][4] == row[4]:
+                yield row  # the uniter's says how it ended; ops' said it began
                 yield from waiting[1:]
                 continue
             yield from waiting
-        yield record
+        yield row
     for waiting in held.values():
         yield from waiting
 
