@@ -264,8 +264,21 @@ def _watch_note(watched: WatchedPath) -> str:
     if watched.layer is None:
         return "layer unknown: recorded, not judged"
     if not watched.judged:
-        return f"{watched.layer}: recorded, not judged (the charm may write it again)"
+        return f"{watched.layer}: recorded, not judged"
+    if watched.charm_written:
+        return f"{watched.layer}: judged on content and metadata (undetermined if rewritten)"
     return watched.layer
+
+
+def _judged_as(watched: WatchedPath) -> str:
+    """How bundle.json says a watched path is judged."""
+    if not watched.judged or watched.layer is None:
+        return "recorded"
+    if watched.seed:
+        return "marker, judged"
+    if watched.charm_written:
+        return "judged on content and metadata"
+    return "judged"
 
 
 def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
@@ -341,7 +354,7 @@ def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> Use
                 w.container,
                 w.path,
                 w.layer or "unknown",
-                "marker, judged" if w.seed and w.judged else "judged" if w.judged else "recorded",
+                _judged_as(w),
             )
             for w in stack.watched
         ),
@@ -724,10 +737,10 @@ async def _run(
         findings.extend(layer_findings(expectation, got.before, got.after, units))
     got.findings = tuple(findings)
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
-    progress(", ".join(f"{n} {v}" for v, n in counts.items()))
+    progress(", ".join(f"{n} {v}" for v, n in counts.items() if n or v != "undetermined"))
 
 
-_VERDICTS = ("match", "deviation", "known-bug")
+_VERDICTS = ("match", "deviation", "known-bug", "undetermined")
 
 
 def _by_branch(
@@ -754,6 +767,7 @@ def _bundle_judging(
         "endpoints": {app: tuple(m.endpoints) for app, m in metas.items()},
         "storages": {app: tuple(m.storage) for app, m in metas.items()},
         "watched_layers": stack.layers,
+        "charm_written": stack.charm_written,
     }
 
 
