@@ -59,7 +59,7 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when every finding is ``match`` or ``known-bug``, 1 when any deviates."""
+        """0 unless a finding deviates (``undetermined`` is not one), then 1."""
         return 1 if self.deviations else 0
 
 
@@ -266,7 +266,7 @@ def _watch_note(watched: WatchedPath) -> str:
     if not watched.judged:
         return f"{watched.layer}: recorded, not judged"
     if watched.charm_written:
-        return f"{watched.layer}: judged on content and metadata (undetermined if rewritten)"
+        return f"{watched.layer}: judged on content and metadata; undetermined if rewritten"
     return watched.layer
 
 

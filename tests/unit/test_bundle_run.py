@@ -100,7 +100,7 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "# write the probe markers and databag values (actions write-marker, set-databag)",
         f"# write a marker into postgresql-k8s postgresql:{MARK} (kubectl exec)",
         f"# watch postgresql-k8s postgresql:{PG_DATA} "
-        "(storage: recorded, not judged (the charm may write it again))",
+        "(storage: judged on content and metadata; undetermined if rewritten)",
         f"# watch postgresql-k8s postgresql:{MARK} (container-root)",
         "# watch probe workload:/probe/workload-marker (container-root)",
         "# relation data of every relation of postgresql-k8s (juju show-unit): "
