@@ -50,6 +50,18 @@ _DEFAULT_ROOT = "WARNING"
 HOOK_SETTINGS = ("automatically-retry-hooks", "update-status-hook-interval", "logging-config")
 JUJU_DEFAULTS = {"automatically-retry-hooks": "true", "update-status-hook-interval": "5m"}
 
+# Where a model's hook settings came from, as the evidence says (Versions.model_config_from).
+CONFIG_JUJU_DEFAULTS = "juju-defaults"  # the harness made the model and set Juju's defaults
+CONFIG_INHERITED = "inherited"  # it made the model and kept the controller's model-defaults
+CONFIG_EXISTING = "existing-model"  # someone else's model: its settings as found
+
+
+def config_origin(created: bool, juju_defaults: bool) -> str:
+    """How a model's hook settings were arrived at (the harness created it or not)."""
+    if not created:
+        return CONFIG_EXISTING
+    return CONFIG_JUJU_DEFAULTS if juju_defaults else CONFIG_INHERITED
+
 
 def _parse_logging_config(text: str) -> dict[str, str]:
     entries: dict[str, str] = {}
@@ -183,6 +195,7 @@ class LiveJujuPort:
         self._controller = controller
         # A model the harness made for itself: its hook settings are set to Juju's defaults.
         self.own_model = False
+        self.config_from = CONFIG_EXISTING  # recorded in the evidence (see config_origin)
         self._logging_change: tuple[str, str] | None = None  # (original, ours)
         self._logging_checked = False
         self._juju_major: int | None = None
@@ -382,6 +395,7 @@ class LiveJujuPort:
             charms=tuple(sorted(charms, key=lambda c: c.app)),
             juju_driver=self.driver,
             model_config=settings,
+            model_config_from=self.config_from,
         )
 
     async def hook_settings(self) -> tuple[tuple[str, str], ...]:
@@ -392,6 +406,12 @@ class LiveJujuPort:
             value, source = config.get(key, ("", "unset"))
             found.append((key, f"{value} ({source})" if source else value))
         return tuple(found)
+
+    def adopt(self, *, created: bool, juju_defaults: bool) -> None:
+        """Say whether the harness created this model and whether it keeps Juju's defaults
+        there (True) or the controller's model-defaults (``--inherit-model-config``)."""
+        self.own_model = created and juju_defaults
+        self.config_from = config_origin(created, juju_defaults)
 
     async def use_juju_defaults(self) -> dict[str, str]:
         """Set JUJU_DEFAULTS where the model differs (controller model-defaults); the changes."""

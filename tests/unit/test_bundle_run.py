@@ -77,6 +77,9 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "backend: live (dry run: nothing is touched)",
         "# juju client 3.6.1-genericlinux-amd64 (Juju 3.6): Juju driver libjuju "
         "(covers Juju 2.9 and 3.x)",
+        "# model config: a model the harness creates gets Juju's defaults "
+        "(automatically-retry-hooks=true update-status-hook-interval=5m), not the "
+        "controller's model-defaults; an existing --model is used as it is",
         "# model bug (Kubernetes namespace bug)",
         "# metadata of postgresql-k8s: charmhub:postgresql-k8s@edge",
         "# metadata of pgbouncer-k8s: charmhub:pgbouncer-k8s@edge",
@@ -400,7 +403,9 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
     lab = types.SimpleNamespace(juju=types.SimpleNamespace(model_name="m", driver="libjuju"))
 
     @contextlib.asynccontextmanager
-    async def connect_lab(model: str | None, keep: bool, driver: str) -> Any:
+    async def connect_lab(
+        model: str | None, keep: bool, driver: str, juju_defaults: bool = True
+    ) -> Any:
         yield lab
 
     async def deploy_stack(got: Any, stack: Any) -> None:
