@@ -19,6 +19,13 @@ from typing import Any, Protocol
 from harness.errors import HarnessError, UnknownName, WaitTimeout
 from harness.live.juju_cli import JujuCLI, JujuCLIError
 from harness.live.process import ProcessTimeout
+from harness.logging_config import (
+    DEFAULT_ROOT,
+    LEVELS,
+    effective_level,
+    keeps_ops_lines,
+    parse_logging_config,
+)
 from harness.observations import Databag, UnitStatus
 from harness.ports import ActionResult, AppSpec, Clock
 from harness.versions import CharmVersion, JujuVersion, Versions
@@ -34,10 +41,11 @@ SERIES = {
 }
 
 # Hook results are INFO lines of juju.worker.uniter.operation; "reboot detected" is an INFO
-# line of juju.worker.uniter. Juju's default root level is WARNING, which drops both.
+# line of juju.worker.uniter. A logging-config without <root> leaves it at WARNING, which
+# drops both (Juju's own default, <root>=INFO, keeps them: harness.logging_config).
 HOOK_LOG_MODULES = ("juju.worker.uniter", "juju.worker.uniter.operation")
-_LEVELS = ("TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-_DEFAULT_ROOT = "WARNING"
+_LEVELS = LEVELS
+_DEFAULT_ROOT = DEFAULT_ROOT
 
 
 # The model settings that change which hooks run (retrying a failed hook, or not, changes
@@ -63,25 +71,7 @@ def config_origin(created: bool, juju_defaults: bool) -> str:
     return CONFIG_JUJU_DEFAULTS if juju_defaults else CONFIG_INHERITED
 
 
-def _parse_logging_config(text: str) -> dict[str, str]:
-    entries: dict[str, str] = {}
-    for part in text.split(";"):
-        module, sep, level = part.strip().partition("=")
-        if sep and module.strip():
-            entries[module.strip()] = level.strip().upper()
-    return entries
-
-
-def effective_level(logging_config: str, module: str) -> str:
-    """The level Juju applies to ``module``: its longest configured prefix, else ``<root>``."""
-    entries = _parse_logging_config(logging_config)
-    best, best_len = entries.get("<root>", _DEFAULT_ROOT), -1
-    for name, level in entries.items():
-        if name.startswith(("<", "#")):
-            continue
-        if (module == name or module.startswith(name + ".")) and len(name) > best_len:
-            best, best_len = level, len(name)
-    return best
+_parse_logging_config = parse_logging_config
 
 
 def keeps_hook_lines(logging_config: str) -> bool:
@@ -198,6 +188,7 @@ class LiveJujuPort:
         self.config_from = CONFIG_EXISTING  # recorded in the evidence (see config_origin)
         self._logging_change: tuple[str, str] | None = None  # (original, ours)
         self._logging_checked = False
+        self._ops_kept: bool | None = None  # logging-config keeps ops' event lines
         self._juju_major: int | None = None
 
     @property
@@ -362,6 +353,24 @@ class LiveJujuPort:
 
     async def debug_log_recent(self, lines: int) -> str:
         return await self.cli.debug_log_recent(lines)
+
+    async def ops_log_recent(self, lines: int) -> str:
+        """The charms' latest juju-log lines at DEBUG, where ops' event lines are; nothing
+        (and no request) when the model's logging-config drops them."""
+        if not await self.keeps_ops_lines():
+            return ""
+        return await self.cli.ops_log_recent(lines)
+
+    async def keeps_ops_lines(self) -> bool:
+        """Whether the model's logging-config keeps ops' DEBUG event lines (asked once)."""
+        if self._ops_kept is None:
+            try:
+                config = await self.cli.model_config()
+            except HarnessError as error:
+                log.warning("logging-config unknown (%s); reading ops' lines anyway", error)
+                return True
+            self._ops_kept = keeps_ops_lines(config.get("logging-config", ("", ""))[0])
+        return self._ops_kept
 
     async def versions(self) -> Versions:
         """Client, controller and model agent versions, and each application's charm."""
@@ -536,6 +545,7 @@ class LiveJujuPort:
         self._logging_checked = True
         current = await self._logging_config()
         wanted = with_hook_lines(current)
+        self._ops_kept = keeps_ops_lines(wanted or current)
         if wanted is None:
             log.info("logging-config %r keeps hook lines; left as it is", current)
             return None

@@ -118,7 +118,12 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "--for=condition=Ready --timeout=900s",
         "# wait until settled: postgresql-k8s, probe pods Ready, agents idle, hooks quiet",
         "# snapshot after: pods, watched files, relation data, statuses, probe journal",
-        "juju debug-log --replay --no-tail --date --utc --level INFO",
+        "juju debug-log --replay --no-tail --include-module juju.worker.uniter "
+        "--include-module juju.worker.caasoperator --include-module juju.cmd "
+        "--date --utc --ms --level INFO",
+        "# ops' event lines, only where logging-config keeps unit DEBUG lines (Juju's "
+        "default, <root>=INFO, does not), read back to the disruption's start:",
+        "juju debug-log --no-tail --lines N --include-module unit --date --utc --ms --level DEBUG",
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
         "# the catalogue expects on Juju 3.6: stop, upgrade-charm, config-changed, start, "
         "postgresql-pebble-ready",  # its container, from the charm's metadata

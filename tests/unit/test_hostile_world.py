@@ -95,6 +95,30 @@ async def test_a_unit_that_never_runs_a_required_hook_is_named_not_waited_for_fo
     assert clock.elapsed < 600
 
 
+async def test_a_unit_without_uniter_lines_settles_on_ops_event_lines() -> None:
+    """A model whose logging-config drops the uniter's lines but keeps the charms' DEBUG
+    lines: settling sees the required hooks in ops' event lines, not a ten-minute give-up."""
+    clock = FakeClock()
+    world = HostileWorld(clock)
+    world.uniter_lines, world.ops_lines = False, True
+    before = dict(world.pods)
+    since = clock.now()
+    await get("pod-delete").apply(world.lab(), Target("probe", ("probe/0",)))
+    step = await wait_settled(
+        world.lab(),
+        ("probe",),
+        {"probe": 2},
+        disrupted={"probe/0": before["probe/0"]},
+        since=since,
+        required_hooks=NEW_POD,
+        hooks_timeout=300,
+        timeout=3600,
+    )
+    assert "never ran" not in step.detail
+    assert not [line for line in world.log if 'ran "' in line]  # only ops' lines existed
+    assert clock.elapsed < 300
+
+
 def test_a_terminating_pod_is_never_ready() -> None:
     running = pod("probe/0", "uid-a")
     assert pod_ready(running)
