@@ -198,24 +198,16 @@ class JujuCLI:
 
     async def debug_log_recent(self, lines: int) -> str:
         """The most recent ``lines`` hook-related lines (``--lines N --no-tail``)."""
-        return await self.run(
-            "debug-log",
-            "--no-tail",
-            "--lines",
-            str(min(max(1, lines), MAX_LINES)),
-            *DEBUG_LOG_FILTER,
-            timeout=DEBUG_LOG_TIMEOUT,
-        )
+        return await self._recent(lines, DEBUG_LOG_FILTER)
 
     async def ops_log_recent(self, lines: int) -> str:
         """The most recent ``lines`` lines of the charms' juju-log modules, DEBUG and up."""
+        return await self._recent(lines, OPS_LOG_FILTER)
+
+    async def _recent(self, lines: int, log_filter: Sequence[str]) -> str:
+        count = str(min(max(1, lines), MAX_LINES))
         return await self.run(
-            "debug-log",
-            "--no-tail",
-            "--lines",
-            str(min(max(1, lines), MAX_LINES)),
-            *OPS_LOG_FILTER,
-            timeout=DEBUG_LOG_TIMEOUT,
+            "debug-log", "--no-tail", "--lines", count, *log_filter, timeout=DEBUG_LOG_TIMEOUT
         )
 
     async def destroy_model(self, name: str, *, timeout: float) -> None:

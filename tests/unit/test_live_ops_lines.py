@@ -63,6 +63,19 @@ def hooks(records: Any) -> list[tuple[str, str, str | None, str]]:
     return [(r.unit, r.kind, r.hook, r.source) for r in records]
 
 
+async def collected(
+    controller: DebugLogController, driver: str, sample: str
+) -> tuple[list[tuple[str, str, str | None, str]], tuple[str, ...]]:
+    """The sample logged to the controller, then the run's collection over its window."""
+    records = sample_records(sample)
+    controller.log(records)
+    port = port_on(controller, driver)
+    seen = window_of(records)
+    lab: Any = SimpleNamespace(backend="live", juju=port)
+    found, notes = await collect_log_hooks(lab, await port.versions(), seen.start, seen.end)
+    return hooks(found), notes
+
+
 @pytest.mark.parametrize(("driver", "juju"), DRIVERS, ids=[f"{d}-{j}" for d, j in DRIVERS])
 async def test_a_unit_without_uniter_lines_is_seen_through_ops_lines_read_live(
     driver: str, juju: str
@@ -70,18 +83,13 @@ async def test_a_unit_without_uniter_lines_is_seen_through_ops_lines_read_live(
     # The model the jhack traefik log came from kept unit DEBUG lines and dropped the
     # uniter's INFO lines (the sample has none), e.g. this logging-config:
     controller = DebugLogController("<root>=WARNING;unit=DEBUG", version=juju)
-    records = sample_records(TRAEFIK)
-    controller.log(records)
-    port = port_on(controller, driver)
-    lab = SimpleNamespace(backend="live", juju=port)
-    seen = window_of(records)
 
-    found, notes = await collect_log_hooks(lab, await port.versions(), seen.start, seen.end)  # type: ignore[arg-type]
+    found, notes = await collected(controller, driver, TRAEFIK)
 
     # Everything `repro timeline` finds in the whole log is found live (ops-log records).
     whole = "\n".join(controller._format(r, {"--date": [], "--ms": []}) for r in controller.stored)
     expected = hooks(parse_lines(whole.splitlines(), ops=True))
-    assert hooks(found) == expected
+    assert found == expected
     assert ("trfk/0", "hook", "upgrade-charm", "ops-log") in expected
     assert len([h for h in expected if h[1:3] == ("hook", "update-status")]) == 103
     assert {kind for _, kind, _, _ in expected} >= {"hook", "deferred", "re-emitted"}
@@ -94,24 +102,15 @@ async def test_a_unit_without_uniter_lines_is_seen_through_ops_lines_read_live(
 @pytest.mark.parametrize(("driver", "juju"), DRIVERS, ids=[f"{d}-{j}" for d, j in DRIVERS])
 async def test_ops_lines_join_uniter_lines_and_never_double_a_hook(driver: str, juju: str) -> None:
     controller = DebugLogController("<root>=INFO;unit=DEBUG", version=juju)
-    records = sample_records(PGSQL)
-    controller.log(records)
-    port = port_on(controller, driver)
-    seen = window_of(records)
 
-    found, _ = await collect_log_hooks(
-        SimpleNamespace(backend="live", juju=port),  # type: ignore[arg-type]
-        await port.versions(),
-        seen.start,
-        seen.end,
-    )
+    found, _ = await collected(controller, driver, PGSQL)
 
-    ran = [h for h in hooks(found) if h[1] == "hook"]
+    ran = [h for h in found if h[1] == "hook"]
     uniter = [h for h in ran if h[3] == "debug-log"]
     assert len(uniter) == load_sample(PGSQL).count('juju.worker.uniter.operation ran "')
     # The unit has uniter lines: its hooks are the uniter's, ops' marked events are kept.
     assert not [h for h in ran if h[3] == "ops-log"]
-    assert any(h[1] == "re-emitted" for h in hooks(found))
+    assert any(h[1] == "re-emitted" for h in found)
 
 
 @pytest.mark.parametrize(("driver", "juju"), DRIVERS, ids=[f"{d}-{j}" for d, j in DRIVERS])
@@ -119,19 +118,10 @@ async def test_juju_s_default_logging_config_drops_ops_lines_and_the_evidence_sa
     driver: str, juju: str
 ) -> None:
     controller = DebugLogController("<root>=INFO", version=juju)  # Juju's default since 2.8.4
-    records = sample_records(PGSQL)
-    controller.log(records)
-    port = port_on(controller, driver)
-    seen = window_of(records)
 
-    found, notes = await collect_log_hooks(
-        SimpleNamespace(backend="live", juju=port),  # type: ignore[arg-type]
-        await port.versions(),
-        seen.start,
-        seen.end,
-    )
+    found, notes = await collected(controller, driver, PGSQL)
 
-    assert not [h for h in hooks(found) if h[3] == "ops-log"]
+    assert not [h for h in found if h[3] == "ops-log"]
     (note,) = notes
     assert "logging-config '<root>=INFO' keeps unit.<app>/<n>.juju-log at INFO" in note
     assert "unit=DEBUG" in note
