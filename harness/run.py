@@ -236,6 +236,8 @@ def plan(
     juju: JujuVersion | None = None,
 ) -> tuple[str, ...]:
     """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run)."""
+    from harness.live.juju_cli import debug_log_plan
+
     affected = sorted({t.app for t in scenario.targets})
     lines = [f"# model {model} (Kubernetes namespace {namespace})"]
     if stack.bundle is not None:
@@ -254,7 +256,7 @@ def plan(
         f"# wait until settled: {', '.join(affected)} pods Ready, agents idle, hooks quiet",
         "# snapshot after: pods, watched files, relation data, statuses"
         + (", probe journal" if stack.has_probe else ""),
-        "juju debug-log --replay --no-tail --date --utc --level INFO",
+        *debug_log_plan(),
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
     ]
     return tuple(lines)
@@ -496,6 +498,38 @@ def _of_day(moment: datetime) -> float:
     return utc.hour * 3600 + utc.minute * 60 + utc.second + utc.microsecond / 1e6
 
 
+async def collect_log_hooks(
+    lab: Lab, versions: Versions, start: datetime, end: datetime
+) -> tuple[tuple[HookRecord, ...], tuple[str, ...]]:
+    """The window's records from the debug-log, and what the evidence must say about them.
+
+    The uniter's lines come from the whole filtered log (``debug_log``); ops' event lines
+    from the charms' juju-log lines logged since the window began (a cursor: bounded by the
+    window, not the model's age). Where the recorded logging-config drops ops' DEBUG lines,
+    or the window held more juju-log lines than Juju answers, a note says so.
+    """
+    from harness.observe.log_cursor import LogCursor, merged
+
+    notes: list[str] = []
+    uniter = (await lab.juju.debug_log()).splitlines()
+    ops = LogCursor(lab.juju, since=start, read=lab.juju.ops_log_recent)
+    ops_lines = await ops.new_lines()
+    if ops.missed:
+        notes.append(
+            "ops' event lines: the window held more charm log lines than Juju answers "
+            "(10000); the earliest may be missing"
+        )
+    recorded = dict(versions.model_config).get("logging-config")
+    if lab.backend == "live" and recorded is not None:
+        from harness.logging_config import config_value, ops_lines_note
+
+        note = ops_lines_note(config_value(recorded))
+        if note is not None:
+            notes.append(note)
+    text = "\n".join(merged(ops_lines, uniter))
+    return _debug_log_hooks(text, start, end), tuple(notes)
+
+
 def _debug_log_hooks(text: str, start: datetime, end: datetime) -> tuple[HookRecord, ...]:
     """The window's records: the uniter's, else ops' (``Emitting Juju event``) per unit.
 
@@ -692,16 +726,16 @@ async def _run(
     got.enter("collecting hooks")
     progress("collecting hooks (debug-log and probe journal)")
     start = _now(lab)
-    log_hooks = _debug_log_hooks(await lab.juju.debug_log(), window_start, window_end)
+    log_hooks, log_notes = await collect_log_hooks(lab, got.versions, window_start, window_end)
     journal = await _journal_hooks(lab, got.before, got.after)
     got.hooks = log_hooks + journal
+    from_ops = sum(1 for h in log_hooks if h.source == "ops-log")
+    counted = (
+        f"{len(log_hooks) - from_ops} from debug-log, {from_ops} from ops' event lines, "
+        f"{len(journal)} from the probe journal"
+    )
     got.record(
-        Step(
-            "collect hooks",
-            start,
-            _now(lab),
-            f"{len(log_hooks)} from debug-log, {len(journal)} from the probe journal",
-        ),
+        Step("collect hooks", start, _now(lab), "; ".join((counted, *log_notes))),
         progress,
     )
 

@@ -310,7 +310,9 @@ def hook_to_json(h: HookRecord) -> dict[str, Any]:
 def versions_to_json(v: Versions) -> dict[str, Any]:
     # juju_driver came later: written only when known, so twin bundles stay as they were.
     driver = {"juju_driver": v.juju_driver} if v.juju_driver else {}
-    settings = {"model_config": dict(v.model_config)} if v.model_config else {}
+    settings: dict[str, Any] = {"model_config": dict(v.model_config)} if v.model_config else {}
+    if v.model_config_from:
+        settings["model_config_from"] = v.model_config_from
     return {
         **driver,
         **settings,
@@ -470,6 +472,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
             model_config=tuple(
                 (str(k), str(val)) for k, val in sorted((v.get("model_config") or {}).items())
             ),
+            model_config_from=_opt_str(v.get("model_config_from")),
             charms=tuple(
                 CharmVersion(
                     app=c["app"],

@@ -26,6 +26,15 @@ from harness.observations import (
 
 DETAIL_CHARS = 200
 
+# Versions.model_config_from, for a reader: whose settings shaped the hooks.
+CONFIG_FROM = {
+    "juju-defaults": "Juju's defaults: the harness made this model and set them, "
+    "so a CI bootstrap's model-defaults did not apply",
+    "inherited": "the controller's model-defaults: the harness made this model and kept "
+    "them (--inherit-model-config)",
+    "existing-model": "the model's own: the harness used a model it did not make",
+}
+
 SIMULATED_BANNER = (
     "> **SIMULATED**: produced by the twin backend (an in-process simulation through "
     "ops.testing), not by a real Juju controller. It shows what the catalogue predicts; "
@@ -94,6 +103,9 @@ def _summary(e: Evidence) -> list[str]:
     if v.model_config:
         # Retried failed hooks, or not, change the hook sequence a disruption produces.
         rows.append(("Model config", "; ".join(f"{k}={val}" for k, val in v.model_config)))
+    if v.model_config_from:
+        origin = v.model_config_from
+        rows.append(("Model config from", CONFIG_FROM.get(origin, origin)))
     rows.append(("Verdicts", verdict_counts(e)))
     if e.branch:
         rows.insert(4, ("Catalogue branch", e.branch))
