@@ -8,6 +8,7 @@ script is run for real with the local POSIX ``sh`` on a temporary tree.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
@@ -185,13 +186,16 @@ async def test_exec_that_does_not_finish_is_an_error() -> None:
         await cluster.exec("probe-0", "workload", ["sleep", "1000"], timeout=1)
 
 
-def run_listing_locally(paths: list[str]) -> str:
+def run_listing_locally(paths: list[str], path_env: str | None = None) -> str:
+    """The listing script run by the local ``sh`` (``path_env``: the tools it may find)."""
+    env = None if path_env is None else {**os.environ, "PATH": path_env}
     done = subprocess.run(
         ["sh", "-c", LIST_FILES_SCRIPT, "list-files", *paths],
         capture_output=True,
         text=True,
         check=True,
         timeout=30,
+        env=env,
     )
     return done.stdout
 
