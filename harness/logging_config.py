@@ -2,7 +2,10 @@
 
 The unit agent drops a line below its module's level before it reaches the controller
 (the agent's logger worker applies the model's logging-config to its loggers:
-worker/logger/logger.go@juju-2.9.31 and @3.6, internal/worker/logger/logger.go@main), so
+worker/logger/logger.go@juju-2.9.31 and @3.6, internal/worker/logger/logger.go@main; a
+Kubernetes unit's containerAgent runs that worker: cmd/containeragent/unit/manifolds.go
+on all three; a charm's juju-log logger is a child of that root: HookContext.GetLogger in
+worker/uniter/runner/context/context.go@juju-2.9.31 and @3.6, GetLoggerByName @main), so
 ``juju debug-log`` can only show what this let through. A module's level is that of its
 longest configured dotted prefix, else ``<root>``. Juju's default for a new model is
 ``<root>=INFO`` (environs/config/config.go ``defaultLoggingConfig``, since 2.8.4: juju

@@ -192,7 +192,17 @@ def _hooks_section(e: Evidence) -> list[str]:
         )
     elif not hook_findings:
         lines.append("No hooks were observed in the disruption window.")
+    for note in _collection_notes(e):
+        lines += ["", f"Note: {md.text(note)}"]
     return lines
+
+
+def _collection_notes(e: Evidence) -> list[str]:
+    """What the hook collection said beyond its counts (a source that was unavailable)."""
+    for step in e.steps:
+        if step.name == "collect hooks":
+            return step.detail.split("; ")[1:]
+    return []
 
 
 LAYERS = ("container-root", "charm-dir", "storage")

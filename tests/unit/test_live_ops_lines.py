@@ -44,7 +44,10 @@ def port_on(controller: DebugLogController, driver: str) -> LiveJujuPort:
     cli = JujuCLI(controller)
     if driver == "libjuju":
         model = create_autospec(Model, instance=True)
-        return LiveJujuPort(model, cli, model_name="m", clock=FakeClock(), libjuju_version="3.6")
+        # libjuju's major follows the controller's (2.9.49.1 for 2.9, 3.6.x for 3.x);
+        # tox -e libjuju29 runs this file against the real 2.9 Model too.
+        libjuju = "2.9.49.1" if controller.version.startswith("2.") else "3.6.1.3"
+        return LiveJujuPort(model, cli, model_name="m", clock=FakeClock(), libjuju_version=libjuju)
     juju = autospec_juju(None, {"logging-config": controller.logging_config}, "mk8s:admin/m")  # type: ignore[arg-type]
     return JubilantJujuPort(juju, clock=FakeClock(), cli=cli)
 

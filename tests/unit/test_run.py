@@ -610,6 +610,8 @@ def test_a_live_run_on_juju_s_default_logging_config_says_ops_lines_were_unavail
     assert "logging-config '<root>=INFO' keeps unit.<app>/<n>.juju-log at INFO" in step.detail
     report = (result.folder / "report.md").read_text()
     assert "keeps unit.&lt;app>/&lt;n>.juju-log at INFO" in report  # the steps table
+    hooks_section = report.split("## Hooks: expected vs observed", 1)[1].split("\n## ", 1)[0]
+    assert "Note: ops' event lines" in hooks_section  # and where a reader looks for hooks
     kept = replace(default, model_config=(("logging-config", "<root>=INFO;unit=DEBUG (model)"),))
     lab, _ = make_lab("live", versions_value=kept)
     result, _ = run(lab, tmp_path / "kept")
