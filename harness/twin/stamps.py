@@ -5,7 +5,7 @@ one twin run to the next, and the host's clock is not the twin's. So every file 
 directory a layer holds gets simulated metadata, as a kernel would stamp it: an inode
 number from a counter when the file is created, and ctime/mtime from the twin's clock when
 it is written. The twin notices a write after each hook, action and harness write (and at
-each listing) by the real file's inode, size, times or content having changed; the
+each listing) by the real file's inode, size or content (a directory's entries) changing; the
 container's "own clock" is the twin's clock, read at each listing.
 
 What an image ships is stamped as unpacked before any container started, with one inode
@@ -24,8 +24,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-# Real-file signature: (inode, device, size, mtime_ns, ctime_ns, content digest).
-Signature = tuple[int, int, int, int, int, str]
+# Real-file signature: (inode, device, size, content digest; for a directory, its entries).
+# The real times are left out on purpose: they would make the twin's output depend on how
+# fast the host ran (two writes inside one kernel clock tick look alike), and twin runs
+# must be byte-identical. The cost: a file rewritten in place with the same content, or
+# deleted and re-created inside one hook on a reused inode, is not noticed.
+Signature = tuple[int, int, int, str]
 
 
 @dataclass(frozen=True)
@@ -40,12 +44,13 @@ class SimStat:
 def _signature(path: Path) -> Signature | None:
     try:
         st = path.stat()
-        content = ""
-        if path.is_file():
+        if path.is_dir():
+            content = "\n".join(sorted(entry.name for entry in path.iterdir()))
+        else:
             content = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return None
-    return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns, content)
+    return (st.st_ino, st.st_dev, 0 if path.is_dir() else st.st_size, content)
 
 
 class FileStamps:

@@ -354,3 +354,20 @@ def test_twin_image_directory_is_undetermined_after_a_container_restart(
     (found,) = [f for f in read_bundle(folder).findings if f.check == "file"]
     assert found.verdict == "undetermined"
     assert "as the image ships it" in found.observed
+
+
+def test_twin_watched_file_records_are_the_same_every_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Simulated metadata comes from the twin's clock and counters, not the host's files."""
+    runs = []
+    for attempt in ("one", "two"):
+        folder = twin_run(
+            capsys, tmp_path / attempt, "container-restart", f"demo:app:{CONF}", "demo:app:/etc"
+        )
+        evidence = read_bundle(folder)
+        assert evidence.before is not None
+        assert evidence.after is not None
+        files = (evidence.before.files, evidence.after.files)
+        runs.append((files, [f for f in evidence.findings if f.check == "file"]))
+    assert runs[0] == runs[1]
