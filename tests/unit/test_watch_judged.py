@@ -332,6 +332,9 @@ def test_twin_example_charm_rewrite_is_undetermined_everywhere_a_person_reads(
     report = (folder / "report.md").read_text("utf-8")
     assert "SIMULATED" in report
     assert "## Survival undetermined" in report
+    assert "`--watch`: written by the charm, judged on its content and metadata" in " ".join(
+        report.split()
+    )
     assert re.search(
         r"\| Verdicts \| \d+ match, 0 deviation, \d+ known-bug, 1 undetermined \|", report
     )
