@@ -24,7 +24,8 @@ and inode (and birth time where the observer reads it), and the answer is one of
 Times are only compared with readings of the same clock. A file's times are stamped by
 the node's kernel, which is also what the container's ``date`` reads (``FileState.clock``)
 and what the kubelet stamps a container's start with (single-node MicroK8s); the harness's
-own clock never enters, so a skewed harness clock cannot turn "rewritten" into "kept".
+own clock never enters, so a skewed harness clock cannot turn "rewritten" into "kept". A pod
+that moved to another node is judged without ordering times across the two clocks.
 """
 
 from __future__ import annotations
@@ -102,10 +103,16 @@ def _start_bound(started_at: str | None) -> float | None:
 
 
 def survival(
-    before: FileState, after: FileState, *, layer: Layer, started_at: str | None
+    before: FileState,
+    after: FileState,
+    *,
+    layer: Layer,
+    started_at: str | None,
+    other_node: str | None = None,
 ) -> Survival:
     """``before`` present, ``after`` observed; ``started_at`` is the container's start
-    (before the disruption) as Kubernetes reported it."""
+    (before the disruption) as Kubernetes reported it. ``other_node`` names the node the
+    pod moved to, if it moved: times stamped by two nodes' clocks are not ordered."""
     if after.digest == ABSENT:
         return Survival("lost", f"lost (was {_short(before.digest)}, now absent)")
     old_ctime, new_ctime = before.ctime, after.ctime
@@ -139,6 +146,12 @@ def survival(
         return Survival(
             "kept",
             f"kept (unchanged: content, size, mtime, ctime, inode; ctime {_when(before.ctime)})",
+        )
+    if new_ctime < old_ctime and other_node:
+        return Survival(
+            "undetermined",
+            f"replaced by a file with an older ctime, but the pod moved to node {other_node}: "
+            "two nodes' clocks cannot order file times",
         )
     if new_ctime < old_ctime:
         return Survival(

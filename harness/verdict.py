@@ -635,6 +635,7 @@ def _file_findings(
                     states_after.get((unit, container, path)),
                     removed=unit in removed,
                     started_at=_started(before, unit, container),
+                    other_node=_moved(before, after, unit),
                 )
             )
             continue
@@ -688,6 +689,7 @@ def _watched_finding(
     *,
     removed: bool,
     started_at: str | None,
+    other_node: str | None = None,
 ) -> Finding:
     """A file the charm writes, judged on its metadata (see ``harness.file_survival``)."""
     verdict: Verdict
@@ -700,7 +702,7 @@ def _watched_finding(
     elif new is None:
         observed, verdict = "not observed after the disruption", "deviation"
     else:
-        got = survival(old, new, layer=layer, started_at=started_at)
+        got = survival(old, new, layer=layer, started_at=started_at, other_node=other_node)
         observed = got.observed
         if got.outcome == "undetermined":
             verdict = "undetermined"
@@ -715,6 +717,14 @@ def _watched_finding(
         source=expectation.source_for("file"),
         detail=JUDGED_ON,
     )
+
+
+def _moved(before: Snapshot, after: Snapshot, unit: str) -> str | None:
+    """The node the unit's pod is on after, when it differs from the one before."""
+    old, new = before.pod(unit), after.pod(unit)
+    if old is None or new is None or not old.node or not new.node or old.node == new.node:
+        return None
+    return new.node
 
 
 def _started(snapshot: Snapshot, unit: str, container: str) -> str | None:

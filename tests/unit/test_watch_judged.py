@@ -46,12 +46,13 @@ def demo_stack() -> Stack:
     return Stack((), (), watched, metas={"demo": meta})
 
 
-def pod(started_at: str = STARTED, uid: str = "uid-1") -> PodIdentity:
+def pod(started_at: str = STARTED, uid: str = "uid-1", node: str = "node-1") -> PodIdentity:
     return PodIdentity(
         UNIT,
         "demo-0",
         uid,
         "Running",
+        node=node,
         containers=(ContainerStatus("app", 0, True, None, started_at),),
     )
 
@@ -69,10 +70,11 @@ def judged(
     *,
     disruption: str = "pod-delete",
     started_at: str = STARTED,
+    node_after: str = "node-1",
 ) -> dict[str, Finding]:
     stack = demo_stack()
     old = Snapshot("t0", pods=(pod(started_at),), files=tuple(before))
-    new = Snapshot("t1", pods=(pod(uid="uid-2"),), files=tuple(after))
+    new = Snapshot("t1", pods=(pod(uid="uid-2", node=node_after),), files=tuple(after))
     findings = judge(
         load().expect(disruption, "3.6"),
         old,
@@ -132,6 +134,14 @@ def test_an_older_file_in_its_place_means_the_one_seen_before_was_lost() -> None
     found = judged([edited], [image_copy])
     assert found[CONF].verdict == "match"
     assert found[CONF].observed.startswith("lost: the file there now is older")
+
+
+def test_an_older_file_on_another_node_is_undetermined_two_clocks_are_not_ordered() -> None:
+    edited = state(CONF, ctime=T_START + 60)
+    elsewhere = state(CONF, OTHER, ctime=T_START - 3600, mtime=T_START - 3600, inode=11)
+    found = judged([edited], [elsewhere], node_after="node-2")[CONF]
+    assert found.verdict == "undetermined"
+    assert "moved to node node-2" in found.observed
 
 
 def test_an_unchanged_image_file_in_a_container_root_is_undetermined() -> None:
