@@ -237,6 +237,7 @@ def plan(
 ) -> tuple[str, ...]:
     """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run)."""
     from harness.live.juju_cli import debug_log_plan
+    from harness.settle import HOOKS_TIMEOUT, QUIET_FOR
 
     affected = sorted({t.app for t in scenario.targets})
     lines = [f"# model {model} (Kubernetes namespace {namespace})"]
@@ -253,7 +254,10 @@ def plan(
         + (", probe journal" if stack.has_probe else ""),
         f"# disrupt: {scenario.disruption}",
         *disruption_commands(scenario, model, namespace, local_charm(scenario, stack)),
-        f"# wait until settled: {', '.join(affected)} pods Ready, agents idle, hooks quiet",
+        f"# wait until settled: each disrupted {', '.join(affected)} unit shows a new"
+        " incarnation (new pod uid, restart count or agent start) and runs the catalogue's"
+        f" required hooks (missing after {HOOKS_TIMEOUT:.0f}s: reported, not awaited), then pods"
+        f" Ready, agents idle, no new hook line for {QUIET_FOR:.0f}s",
         "# snapshot after: pods, watched files, relation data, statuses"
         + (", probe journal" if stack.has_probe else ""),
         *debug_log_plan(),

@@ -116,7 +116,10 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "kubectl -n bug delete pod -l app.kubernetes.io/name=probe",
         "kubectl -n bug wait pod -l app.kubernetes.io/name=probe "
         "--for=condition=Ready --timeout=900s",
-        "# wait until settled: postgresql-k8s, probe pods Ready, agents idle, hooks quiet",
+        "# wait until settled: each disrupted postgresql-k8s, probe unit shows a new incarnation"
+        " (new pod uid, restart count or agent start) and runs the catalogue's required hooks"
+        " (missing after 600s: reported, not awaited), then pods Ready, agents idle, no new"
+        " hook line for 20s",
         "# snapshot after: pods, watched files, relation data, statuses, probe journal",
         "juju debug-log --replay --no-tail --include-module juju.worker.uniter "
         "--include-module juju.worker.caasoperator --include-module juju.cmd "
