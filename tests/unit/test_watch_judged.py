@@ -199,17 +199,19 @@ def test_a_marker_is_still_judged_on_its_content() -> None:
 # --- the live observer's records --------------------------------------------------------
 
 
-def tools(tmp_path: Path, *, stat: str | None) -> str:
-    """A PATH with only what the script needs; ``stat`` replaced or left out."""
+def tools(tmp_path: Path, *, stat: str | None, date: str | None = None) -> str:
+    """A PATH with only what the script needs; ``stat`` (and ``date``) replaced, or
+    ``stat`` left out."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("sh", "date", "find", "sha256sum"):
+    for tool in ("sh", "find", "sha256sum", *(() if date else ("date",))):
         found = shutil.which(tool)
         assert found is not None, tool
         (bin_dir / tool).symlink_to(found)
-    if stat is not None:
-        (bin_dir / "stat").write_text(stat)
-        (bin_dir / "stat").chmod(0o755)
+    for name, script in (("stat", stat), ("date", date)):
+        if script is not None:
+            (bin_dir / name).write_text(script)
+            (bin_dir / name).chmod(0o755)
     return str(bin_dir)
 
 
@@ -276,15 +278,29 @@ exec {real} "$@"
 """
 
 
-def test_a_busybox_stat_gives_whole_seconds_and_no_birth(tmp_path: Path) -> None:
-    real = shutil.which("stat")
-    assert real is not None
-    path_env = tools(tmp_path, stat=BUSYBOX_STAT.format(real=real))
+BUSYBOX_DATE = """#!/bin/sh
+# Like a busybox built without nanoseconds: %N comes out as it went in.
+case "$1" in *%N*) echo "$({real} +%s).%N"; exit 0 ;; esac
+exec {real} "$@"
+"""
+
+
+def test_a_busybox_stat_and_date_give_whole_seconds_and_no_birth(tmp_path: Path) -> None:
+    real_stat, real_date = shutil.which("stat"), shutil.which("date")
+    assert real_stat is not None
+    assert real_date is not None
+    path_env = tools(
+        tmp_path,
+        stat=BUSYBOX_STAT.format(real=real_stat),
+        date=BUSYBOX_DATE.format(real=real_date),
+    )
     target = tmp_path / "f"
     target.write_text("x")
     (record,) = parse_listing(UNIT, "app", run_listing_locally([str(target)], path_env))
     assert record.ctime == int(target.stat().st_ctime)
     assert (record.inode, record.birth) == (target.stat().st_ino, None)
+    assert record.clock is not None
+    assert record.clock == int(record.clock) >= record.ctime  # whole seconds, not "%N"
 
 
 def test_a_container_without_stat_is_listed_and_judged_undetermined(tmp_path: Path) -> None:
