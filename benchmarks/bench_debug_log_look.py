@@ -8,14 +8,17 @@ asserts the bound this shows).
 The log is the real debug-log samples in tests/data/samples, cycled to the history size
 (uniter, pebble and charm lines as a controller keeps them), with dates moving forward.
 A simulated controller answers ``juju debug-log`` the way Juju does: the whole log for
-``--replay``, the last N matching lines for ``--lines N``, and only the modules asked for
-with ``--include-module``. Two ways to look are timed on each history size, after ``--new``
-lines have arrived since the previous look:
+``--replay``, the last N matching lines for ``--lines N`` (never more than 10000), and only
+the modules asked for with ``--include-module`` (children at a dot boundary) at or above
+``--level``. Two ways to look are timed on each history size, after ``--new`` lines have
+arrived since the previous look:
 
 - ``replay``: what settling did before: ``--replay --level INFO``, every line downloaded
   and parsed on every look;
-- ``cursor``: ``--include-module`` on the controller and ``harness.observe.log_cursor``:
-  the last lines only, growing the request just until the previous look's end is found.
+- ``cursor``: what settling does: two filtered streams, each with its own
+  ``harness.observe.log_cursor`` (the uniter's modules at INFO, and the charms' juju-log
+  modules at DEBUG where ops' event lines are), the last lines only, each request grown
+  just until the previous look's end is found; both parsed together (``ops=True``).
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.live.juju_cli import HOOK_LOG_MODULES  # noqa: E402
+from harness.live.juju_cli import HOOK_LOG_MODULES, MAX_LINES, OPS_LOG_MODULE  # noqa: E402
 from harness.observe.debug_log import parse_lines  # noqa: E402
-from harness.observe.log_cursor import LogCursor  # noqa: E402
+from harness.observe.log_cursor import LogCursor, merged  # noqa: E402
 
 SAMPLES = ROOT / "tests" / "data" / "samples"
 START = datetime(2026, 1, 2, 0, 0, 0, tzinfo=timezone.utc)
@@ -62,32 +65,49 @@ def make_log(size: int, shapes: list[tuple[str, str, str, str]]) -> list[str]:
     return lines
 
 
+LEVELS = ("TRACE", "DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _module_kept(module: str, modules: tuple[str, ...]) -> bool:
+    return any(module == m or module.startswith(m + ".") for m in modules)
+
+
 class Controller:
-    """Answers the two debug-log requests and counts the bytes it sends."""
+    """Answers the debug-log requests and counts the bytes it sends."""
 
     def __init__(self, log: list[str]) -> None:
         self.log = log
         self.sent = 0
 
-    def _kept(self, line: str) -> bool:
-        module = line.split(" ", 5)[4] if line.count(" ") >= 5 else ""
-        return any(module == m or module.startswith(m + ".") for m in HOOK_LOG_MODULES)
-
-    async def debug_log(self) -> str:  # --replay --no-tail --level INFO
-        text = "\n".join(line for line in self.log if " DEBUG " not in line)
-        self.sent += len(text)
-        return text
-
-    async def debug_log_recent(self, lines: int) -> str:  # --lines N --include-module ...
+    def _last(self, lines: int, modules: tuple[str, ...], level: str) -> str:
+        if lines > MAX_LINES:
+            raise RuntimeError(f"too many lines requested ({lines}) maximum is {MAX_LINES}")
         picked: list[str] = []
+        least = LEVELS.index(level)
         for line in reversed(self.log):
-            if self._kept(line):
+            parts = line.split(" ", 5)
+            if (
+                len(parts) > 4
+                and LEVELS.index(parts[3]) >= least
+                and _module_kept(parts[4], modules)
+            ):
                 picked.append(line)
                 if len(picked) >= lines:
                     break
         text = "\n".join(reversed(picked))
         self.sent += len(text)
         return text
+
+    async def debug_log(self) -> str:  # --replay --no-tail --level INFO
+        text = "\n".join(line for line in self.log if " DEBUG " not in line)
+        self.sent += len(text)
+        return text
+
+    async def debug_log_recent(self, lines: int) -> str:  # uniter modules, --level INFO
+        return self._last(lines, HOOK_LOG_MODULES, "INFO")
+
+    async def ops_log_recent(self, lines: int) -> str:  # --include-module unit --level DEBUG
+        return self._last(lines, (OPS_LOG_MODULE,), "DEBUG")
 
 
 async def one_look(
@@ -96,12 +116,14 @@ async def one_look(
     log = make_log(history + new, shapes)
     controller = Controller(log[:history])
     cursor = LogCursor(controller)  # type: ignore[arg-type]
+    ops = LogCursor(controller, read=controller.ops_log_recent)  # type: ignore[arg-type]
     await cursor.new_lines()  # the previous look
+    await ops.new_lines()
     controller.log = log
     controller.sent = 0
     began = time.perf_counter()
-    fresh = await cursor.new_lines()
-    records = sum(1 for _ in parse_lines(fresh))
+    fresh = merged(await ops.new_lines(), await cursor.new_lines())
+    records = sum(1 for _ in parse_lines(fresh, ops=True))
     cursor_s, cursor_bytes = time.perf_counter() - began, controller.sent
 
     controller.sent = 0

@@ -357,10 +357,36 @@ def _print_plan(
         juju = client.version or juju
         for line in client.lines:
             print(line)
+        print(_model_config_line(args.inherit_model_config))
     for line in lines_for(juju):
         print(line)
     if backend == "live" and juju is not None:
         print(_expected_hooks_line(disruption, juju, containers))
+
+
+def _model_config_line(inherit: bool) -> str:
+    """What a live run does to the hook settings of the model it creates."""
+    from harness.live.juju_port import JUJU_DEFAULTS
+
+    if inherit:
+        return (
+            "# model config: a model the harness creates keeps the controller's "
+            "model-defaults (--inherit-model-config); an existing --model is used as it is"
+        )
+    defaults = " ".join(f"{k}={v}" for k, v in JUJU_DEFAULTS.items())
+    return (
+        f"# model config: a model the harness creates gets Juju's defaults ({defaults}), "
+        "not the controller's model-defaults; an existing --model is used as it is"
+    )
+
+
+def _inherit_on_twin(args: argparse.Namespace, backend: str) -> None:
+    if backend == "twin" and args.inherit_model_config:
+        print(
+            "note: --inherit-model-config is ignored on the twin: it has no controller "
+            "and no model-defaults (SIMULATED)",
+            flush=True,
+        )
 
 
 def _disrupted_containers(run: BundleRun) -> tuple[str, ...]:
@@ -497,6 +523,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("note: --juju is ignored on live: the controller's version decides", flush=True)
     elif note:
         print(note, flush=True)
+    _inherit_on_twin(args, backend)
     if args.dry_run:
         model = args.model or f"repro-{chosen.name}"
         _print_plan(
@@ -597,6 +624,7 @@ def _run_bundle(args: argparse.Namespace) -> int:
         check_evidence_root(args.evidence_dir)
     if backend == "live" and args.juju:
         print("note: --juju is ignored on live: the controller's version decides", flush=True)
+    _inherit_on_twin(args, backend)
     if args.dry_run:
         model = args.model or f"repro-{run.scenario.name}"
         _print_plan(
@@ -644,7 +672,12 @@ async def _run(
     if backend == "live":
         from harness.live.lab import connect_lab
 
-        async with connect_lab(args.model, args.keep_model, driver=args.juju_driver) as lab:
+        async with connect_lab(
+            args.model,
+            args.keep_model,
+            driver=args.juju_driver,
+            juju_defaults=not args.inherit_model_config,
+        ) as lab:
             driver = getattr(lab.juju, "driver", "?")
             print(f"model: {lab.juju.model_name} (Juju driver {driver})", flush=True)
             what = f"bundle {stack.bundle.path.name}" if stack.bundle else "the stack"
@@ -744,6 +777,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="live: python-libjuju (Juju 2.9, 3.x) or jubilant (3.x, 4.x); "
         "auto follows the controller's version",
+    )
+    p.add_argument(
+        "--inherit-model-config",
+        action="store_true",
+        help="live: a model the harness creates keeps the controller's model-defaults "
+        "(e.g. automatically-retry-hooks=false from a CI bootstrap) instead of Juju's defaults",
     )
     p.set_defaults(func=cmd_run)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Verdict = Literal["match", "deviation", "known-bug"]
+# ``undetermined``: the run could not tell (a file the charm wrote again after the
+# disruption: whether it survived is unknown). Never counted as a match or a deviation.
+Verdict = Literal["match", "deviation", "known-bug", "undetermined"]
 Check = Literal["hooks", "file", "relation", "pod-identity", "status"]
 
 

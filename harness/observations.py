@@ -51,12 +51,25 @@ class PodIdentity:
 
 @dataclass(frozen=True)
 class FileState:
-    """One path in one container of one unit: ``sha256:<hex>``, ``dir`` or ``absent``."""
+    """One path in one container of one unit: ``sha256:<hex>``, ``dir`` or ``absent``.
+
+    The metadata (None where the observer could not read it) tells a file that survived
+    from one written again: ``size`` in bytes; ``mtime``, ``ctime`` and ``birth`` as epoch
+    seconds of the container's own clock (the node's kernel stamps them); ``inode``; and
+    ``clock``, what that clock read when the path was listed, so times are only ever
+    compared with readings of the same clock (``harness.file_survival``).
+    """
 
     unit: str
     container: str
     path: str
     digest: str
+    size: int | None = None
+    mtime: float | None = None
+    ctime: float | None = None
+    inode: int | None = None
+    birth: float | None = None
+    clock: float | None = None
 
     @property
     def exists(self) -> bool:

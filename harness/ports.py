@@ -115,6 +115,15 @@ class JujuPort(Protocol):
         """
         ...
 
+    async def ops_log_recent(self, lines: int) -> str:
+        """The most recent ``lines`` lines of the charms' own log (``unit.<app>/<n>.juju-log``)
+        at DEBUG and up, oldest first: where ops logs ``Emitting Juju event <name>.``.
+
+        ``""`` where the model does not keep those lines (its logging-config drops DEBUG
+        for them) or the backend has none, so a caller never pays for a useless read.
+        """
+        ...
+
     async def versions(self) -> Versions: ...
 
     async def reconnect(self) -> None:

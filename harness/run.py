@@ -59,7 +59,7 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when every finding is ``match`` or ``known-bug``, 1 when any deviates."""
+        """0 unless a finding deviates (``undetermined`` is not one), then 1."""
         return 1 if self.deviations else 0
 
 
@@ -236,6 +236,9 @@ def plan(
     juju: JujuVersion | None = None,
 ) -> tuple[str, ...]:
     """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run)."""
+    from harness.live.juju_cli import debug_log_plan
+    from harness.settle import HOOKS_TIMEOUT, QUIET_FOR
+
     affected = sorted({t.app for t in scenario.targets})
     lines = [f"# model {model} (Kubernetes namespace {namespace})"]
     if stack.bundle is not None:
@@ -251,10 +254,13 @@ def plan(
         + (", probe journal" if stack.has_probe else ""),
         f"# disrupt: {scenario.disruption}",
         *disruption_commands(scenario, model, namespace, local_charm(scenario, stack)),
-        f"# wait until settled: {', '.join(affected)} pods Ready, agents idle, hooks quiet",
+        f"# wait until settled: each disrupted {', '.join(affected)} unit shows a new"
+        " incarnation (new pod uid, restart count or agent start) and runs the catalogue's"
+        f" required hooks (missing after {HOOKS_TIMEOUT:.0f}s: reported, not awaited), then pods"
+        f" Ready, agents idle, no new hook line for {QUIET_FOR:.0f}s",
         "# snapshot after: pods, watched files, relation data, statuses"
         + (", probe journal" if stack.has_probe else ""),
-        "juju debug-log --replay --no-tail --date --utc --level INFO",
+        *debug_log_plan(),
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
     ]
     return tuple(lines)
@@ -264,8 +270,21 @@ def _watch_note(watched: WatchedPath) -> str:
     if watched.layer is None:
         return "layer unknown: recorded, not judged"
     if not watched.judged:
-        return f"{watched.layer}: recorded, not judged (the charm may write it again)"
+        return f"{watched.layer}: recorded, not judged"
+    if watched.charm_written:
+        return f"{watched.layer}: judged on content and metadata; undetermined if rewritten"
     return watched.layer
+
+
+def _judged_as(watched: WatchedPath) -> str:
+    """How bundle.json says a watched path is judged."""
+    if not watched.judged or watched.layer is None:
+        return "recorded"
+    if watched.seed:
+        return "marker, judged"
+    if watched.charm_written:
+        return "judged on content and metadata"
+    return "judged"
 
 
 def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
@@ -341,7 +360,7 @@ def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> Use
                 w.container,
                 w.path,
                 w.layer or "unknown",
-                "marker, judged" if w.seed and w.judged else "judged" if w.judged else "recorded",
+                _judged_as(w),
             )
             for w in stack.watched
         ),
@@ -481,6 +500,38 @@ def in_window(record_time: str, start: datetime, end: datetime) -> bool:
 def _of_day(moment: datetime) -> float:
     utc = moment.astimezone(timezone.utc)
     return utc.hour * 3600 + utc.minute * 60 + utc.second + utc.microsecond / 1e6
+
+
+async def collect_log_hooks(
+    lab: Lab, versions: Versions, start: datetime, end: datetime
+) -> tuple[tuple[HookRecord, ...], tuple[str, ...]]:
+    """The window's records from the debug-log, and what the evidence must say about them.
+
+    The uniter's lines come from the whole filtered log (``debug_log``); ops' event lines
+    from the charms' juju-log lines logged since the window began (a cursor: bounded by the
+    window, not the model's age). Where the recorded logging-config drops ops' DEBUG lines,
+    or the window held more juju-log lines than Juju answers, a note says so.
+    """
+    from harness.observe.log_cursor import LogCursor, merged
+
+    notes: list[str] = []
+    uniter = (await lab.juju.debug_log()).splitlines()
+    ops = LogCursor(lab.juju, since=start, read=lab.juju.ops_log_recent)
+    ops_lines = await ops.new_lines()
+    if ops.missed:
+        notes.append(
+            "ops' event lines: the window held more charm log lines than Juju answers "
+            "(10000); the earliest may be missing"
+        )
+    recorded = dict(versions.model_config).get("logging-config")
+    if lab.backend == "live" and recorded is not None:
+        from harness.logging_config import config_value, ops_lines_note
+
+        note = ops_lines_note(config_value(recorded))
+        if note is not None:
+            notes.append(note)
+    text = "\n".join(merged(ops_lines, uniter))
+    return _debug_log_hooks(text, start, end), tuple(notes)
 
 
 def _debug_log_hooks(text: str, start: datetime, end: datetime) -> tuple[HookRecord, ...]:
@@ -679,16 +730,16 @@ async def _run(
     got.enter("collecting hooks")
     progress("collecting hooks (debug-log and probe journal)")
     start = _now(lab)
-    log_hooks = _debug_log_hooks(await lab.juju.debug_log(), window_start, window_end)
+    log_hooks, log_notes = await collect_log_hooks(lab, got.versions, window_start, window_end)
     journal = await _journal_hooks(lab, got.before, got.after)
     got.hooks = log_hooks + journal
+    from_ops = sum(1 for h in log_hooks if h.source == "ops-log")
+    counted = (
+        f"{len(log_hooks) - from_ops} from debug-log, {from_ops} from ops' event lines, "
+        f"{len(journal)} from the probe journal"
+    )
     got.record(
-        Step(
-            "collect hooks",
-            start,
-            _now(lab),
-            f"{len(log_hooks)} from debug-log, {len(journal)} from the probe journal",
-        ),
+        Step("collect hooks", start, _now(lab), "; ".join((counted, *log_notes))),
         progress,
     )
 
@@ -724,10 +775,10 @@ async def _run(
         findings.extend(layer_findings(expectation, got.before, got.after, units))
     got.findings = tuple(findings)
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
-    progress(", ".join(f"{n} {v}" for v, n in counts.items()))
+    progress(", ".join(f"{n} {v}" for v, n in counts.items() if n or v != "undetermined"))
 
 
-_VERDICTS = ("match", "deviation", "known-bug")
+_VERDICTS = ("match", "deviation", "known-bug", "undetermined")
 
 
 def _by_branch(
@@ -754,6 +805,7 @@ def _bundle_judging(
         "endpoints": {app: tuple(m.endpoints) for app, m in metas.items()},
         "storages": {app: tuple(m.storage) for app, m in metas.items()},
         "watched_layers": stack.layers,
+        "charm_written": stack.charm_written,
     }
 
 

@@ -14,8 +14,10 @@ disrupted unit, for:
    error, as many units as expected, and no new hook line for ``quiet_for`` seconds.
 
 The debug-log is read a look at a time (``harness.observe.log_cursor``): each look costs
-what was logged since the previous one. No fixed sleeps: one ``wait_for`` with a named
-condition, on the Lab's clock.
+what was logged since the previous one. Two streams are read, each with its own cursor: the
+uniter's hook lines, and the charms' juju-log lines where ops logs ``Emitting Juju event``
+(when the model keeps them), so a unit whose uniter lines are missing still shows its
+hooks. No fixed sleeps: one ``wait_for`` with a named condition, on the Lab's clock.
 """
 
 from __future__ import annotations
@@ -120,12 +122,13 @@ async def wait_settled(
     began, and ``required_hooks`` are the hooks each disrupted unit must run.
     """
     from harness.observe.debug_log import parse_lines
-    from harness.observe.log_cursor import LogCursor
+    from harness.observe.log_cursor import LogCursor, merged
 
     expected = dict(expected_units or {})
     units = {unit: _Unit(pod) for unit, pod in (disrupted or {}).items()}
     started = lab.clock.now().isoformat()
     cursor = LogCursor(lab.juju, since=since)
+    ops_cursor = LogCursor(lab.juju, since=since, read=lab.juju.ops_log_recent)
     counted = [0]
     changed_at = [lab.clock.monotonic()]
     gave_up: dict[str, tuple[str, ...]] = {}
@@ -133,7 +136,9 @@ async def wait_settled(
     async def look() -> SettleState:
         waiting: list[str] = []
         now = lab.clock.monotonic()
-        fresh = tuple(parse_lines(await cursor.new_lines()))
+        # ops' lines first: on an equal time ops' line (during the hook) precedes the uniter's.
+        lines = merged(await ops_cursor.new_lines(), await cursor.new_lines())
+        fresh = tuple(parse_lines(lines, ops=True))
         new_for_apps = hook_count(fresh, apps)
         if new_for_apps:
             counted[0] += new_for_apps

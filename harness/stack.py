@@ -34,8 +34,9 @@ class WatchedPath:
 
     ``layer`` is the filesystem layer it lives in (None: recorded but not judged); with
     ``seed`` the harness writes the file itself (through the cluster port) before disrupting.
-    ``judged=False`` records a known layer without judging it: a file the charm writes
-    may be written again after the disruption, which its digest cannot tell from survival.
+    ``judged=False`` records a known layer without judging it. ``charm_written`` (a
+    ``--watch`` path) is judged on its metadata, not its digest: the charm may write it
+    again after the disruption (``harness.file_survival``).
     """
 
     app: str
@@ -44,6 +45,7 @@ class WatchedPath:
     layer: Layer | None
     seed: bool = False
     judged: bool = True
+    charm_written: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,15 @@ class Stack:
             for w in self.watched
             if w.layer is not None and w.judged
         }
+
+    @property
+    def charm_written(self) -> frozenset[tuple[str, str]]:
+        """(container, path) of the judged paths the charm writes (judged on metadata)."""
+        return frozenset(
+            (w.container, w.path)
+            for w in self.watched
+            if w.layer is not None and w.judged and w.charm_written
+        )
 
 
 def default_stack(

@@ -22,14 +22,23 @@ the pods again (second-roll); the choice and its reason go into the evidence.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from harness.catalogue.hooknames import HookName, Names, parse
 from harness.catalogue.model import Expectation, KnownBug, Layer, OptionalHook
 from harness.errors import HarnessError
+from harness.file_survival import JUDGED_ON, survival
 from harness.findings import Finding, Verdict
-from harness.observations import ABSENT, DIRECTORY, Databag, HookRecord, PodIdentity, Snapshot
+from harness.observations import (
+    ABSENT,
+    DIRECTORY,
+    Databag,
+    FileState,
+    HookRecord,
+    PodIdentity,
+    Snapshot,
+)
 from harness.redact import comparable, redact, shown
 from harness.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
 
@@ -43,7 +52,7 @@ DEFAULT_LAYERS: Mapping[tuple[str, str], Layer] = {
     ("charm", PROBE_ROOT_INCARNATION): "container-root",
 }
 
-VERDICTS: tuple[Verdict, ...] = ("match", "deviation", "known-bug")
+VERDICTS: tuple[Verdict, ...] = ("match", "deviation", "known-bug", "undetermined")
 
 __all__ = [
     "DEFAULT_LAYERS",
@@ -71,6 +80,7 @@ def judge(
     endpoints: Mapping[str, Sequence[str]] | None = None,
     storages: Mapping[str, Sequence[str]] | None = None,
     watched_layers: Mapping[tuple[str, str], Layer] | None = None,
+    charm_written: Collection[tuple[str, str]] = (),
     target_container: str | None = None,
     include_known_bugs: bool = True,
 ) -> tuple[Finding, ...]:
@@ -86,8 +96,11 @@ def judge(
     For ``container-restart`` pass ``containers`` with the restarted container only, and
     ``target_container``. ``watched_layers`` says which filesystem layer each
     ``(container, path)`` lives in (``DEFAULT_LAYERS`` when omitted); paths without a
-    layer are not judged. Units created by the disruption (scale-down-up) are judged
-    against ``expectation.new_units``.
+    layer are not judged. Of those, the ``charm_written`` ``(container, path)`` pairs
+    (``--watch``) are judged on their metadata, and may come out ``undetermined``
+    (``harness.file_survival``); the others (markers the harness wrote) on their content.
+    Units created by the disruption (scale-down-up) are judged against
+    ``expectation.new_units``.
     """
     if expectation.scope == "container" and target_container is None:
         raise HarnessError(
@@ -142,7 +155,16 @@ def judge(
                 )
             )
     findings.extend(
-        _file_findings(expectation, before, after, disrupted, removed, layers, target_container)
+        _file_findings(
+            expectation,
+            before,
+            after,
+            disrupted,
+            removed,
+            layers,
+            target_container,
+            frozenset(charm_written),
+        )
     )
     relation_results = _relation_findings(expectation, before, after, disrupted, removed, created)
     findings.extend(finding for _, finding in relation_results)
@@ -577,6 +599,7 @@ def _file_findings(
     removed: Sequence[str],
     layers: Mapping[tuple[str, str], Layer],
     target_container: str | None,
+    charm_written: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[Finding]:
     keys: list[tuple[str, str, str]] = []
     for state in (*before.files, *after.files):
@@ -585,6 +608,8 @@ def _file_findings(
             keys.append(key)
     was = {(f.unit, f.container, f.path): f.digest for f in before.files}
     now = {(f.unit, f.container, f.path): f.digest for f in after.files}
+    states = {(f.unit, f.container, f.path): f for f in before.files}
+    states_after = {(f.unit, f.container, f.path): f for f in after.files}
     findings: list[Finding] = []
     for unit, container, path in keys:
         layer = layers.get((container, path))
@@ -598,6 +623,22 @@ def _file_findings(
         expected = f"{'survives' if survive else 'lost'} ({layer}{scope_note})"
         old, new = was.get((unit, container, path)), now.get((unit, container, path))
         detail = ""
+        if (container, path) in charm_written:
+            findings.append(
+                _watched_finding(
+                    expectation,
+                    f"{unit} {container}:{path}",
+                    expected,
+                    survive,
+                    layer,
+                    states.get((unit, container, path)),
+                    states_after.get((unit, container, path)),
+                    removed=unit in removed,
+                    started_at=_started(before, unit, container),
+                    other_node=_moved(before, after, unit),
+                )
+            )
+            continue
         if old is None or old == ABSENT:
             observed = "absent before the disruption: nothing to survive"
             verdict: Verdict = "deviation"
@@ -635,6 +676,61 @@ def _file_findings(
 
 def _short(digest: str) -> str:
     return digest[:15] + "…" if digest.startswith("sha256:") else digest
+
+
+def _watched_finding(
+    expectation: Expectation,
+    subject: str,
+    expected: str,
+    survive: bool,
+    layer: Layer,
+    old: FileState | None,
+    new: FileState | None,
+    *,
+    removed: bool,
+    started_at: str | None,
+    other_node: str | None = None,
+) -> Finding:
+    """A file the charm writes, judged on its metadata (see ``harness.file_survival``)."""
+    verdict: Verdict
+    if old is None or old.digest == ABSENT:
+        observed = "absent before the disruption: nothing to survive; survival undetermined"
+        verdict = "undetermined"
+    elif removed:
+        observed = "unit removed"
+        verdict = "match" if not survive else "deviation"
+    elif new is None:
+        observed, verdict = "not observed after the disruption", "deviation"
+    else:
+        got = survival(old, new, layer=layer, started_at=started_at, other_node=other_node)
+        observed = got.observed
+        if got.outcome == "undetermined":
+            verdict = "undetermined"
+        else:
+            verdict = "match" if (got.outcome == "kept") == survive else "deviation"
+    return Finding(
+        check="file",
+        subject=subject,
+        expected=expected,
+        observed=observed,
+        verdict=verdict,
+        source=expectation.source_for("file"),
+        detail=JUDGED_ON,
+    )
+
+
+def _moved(before: Snapshot, after: Snapshot, unit: str) -> str | None:
+    """The node the unit's pod is on after, when it differs from the one before."""
+    old, new = before.pod(unit), after.pod(unit)
+    if old is None or new is None or not old.node or not new.node or old.node == new.node:
+        return None
+    return new.node
+
+
+def _started(snapshot: Snapshot, unit: str, container: str) -> str | None:
+    pod = snapshot.pod(unit)
+    status = pod.container(container) if pod is not None else None
+    return status.started_at if status is not None else None
 
 
 # -------------------------------------------------------------------------- relations

@@ -60,3 +60,7 @@ class Versions:
     # (automatically-retry-hooks, update-status-hook-interval, logging-config), each as
     # (key, "value (source)"); empty where they were not read (the twin).
     model_config: tuple[tuple[str, str], ...] = ()
+    # Where those settings came from (live): "juju-defaults" (a model the harness made, set
+    # to Juju's defaults), "inherited" (a model it made that kept the controller's
+    # model-defaults: --inherit-model-config) or "existing-model" (a model it did not make).
+    model_config_from: str | None = None

@@ -1,10 +1,11 @@
 """``--watch``/``--mark APP:CONTAINER:PATH``: files whose survival a run records.
 
-A ``--mark`` file is written by the harness before each run and judged against the
-survival its layer is catalogued with. A ``--watch`` file (one the charm or workload
-writes) is recorded before and after, with its layer, but not judged: the charm may write
-it again after the disruption, and a digest cannot tell that from survival; assert on it
-in a test (``harness.checks.file_digest``) or read the report's Files table.
+A ``--mark`` file is written by the harness before each run and judged on its content
+against the survival its layer is catalogued with. A ``--watch`` file (one the charm or
+workload writes) is judged against the same prediction on its content *and* metadata
+(size, mtime, ctime, inode): the charm may write it again after the disruption, which a
+digest cannot tell from survival, so a rewritten file comes out ``undetermined``, never
+"kept" (``harness.file_survival``).
 
 The layer is inferred from the charm's metadata, as Kubernetes lays a sidecar pod out
 (DESIGN.md, "The facts the harness encodes"):
@@ -72,5 +73,5 @@ def watched_path(
             f"its containers are: {declared}",
         )
     layer = layer_of(meta, container, path)
-    # Only a file the harness writes itself is judged against its layer (see WatchedPath).
-    return WatchedPath(app, container, path, layer, seed=seed, judged=seed)
+    # A marker is judged on its content; a file the charm writes on its metadata too.
+    return WatchedPath(app, container, path, layer, seed=seed, charm_written=not seed)

@@ -234,13 +234,51 @@ def _databag_order(b: Databag) -> tuple[str, str, str, str, str]:
     return (*b.key, b.scope)
 
 
+FILE_METADATA = ("size", "mtime", "ctime", "inode", "birth", "clock")
+
+
+def _file_json(f: FileState) -> dict[str, Any]:
+    """A file's digest and, where the observer read it, its metadata (older bundles and
+    observers without ``stat`` have none: the keys are left out)."""
+    out: dict[str, Any] = {
+        "unit": f.unit,
+        "container": f.container,
+        "path": f.path,
+        "digest": f.digest,
+    }
+    out.update({k: getattr(f, k) for k in FILE_METADATA if getattr(f, k) is not None})
+    return out
+
+
+def _file_from(f: Mapping[str, Any]) -> FileState:
+    def number(key: str) -> float | None:
+        value = f.get(key)
+        return None if value is None else float(value)
+
+    def whole(key: str) -> int | None:
+        value = f.get(key)
+        return None if value is None else int(value)
+
+    return FileState(
+        unit=f["unit"],
+        container=f["container"],
+        path=f["path"],
+        digest=f["digest"],
+        size=whole("size"),
+        mtime=number("mtime"),
+        ctime=number("ctime"),
+        inode=whole("inode"),
+        birth=number("birth"),
+        clock=number("clock"),
+    )
+
+
 def snapshot_to_json(s: Snapshot) -> dict[str, Any]:
     return {
         "taken_at": s.taken_at,
         "pods": [_pod_json(p) for p in sorted(s.pods, key=lambda p: (p.unit, p.name))],
         "files": [
-            {"unit": f.unit, "container": f.container, "path": f.path, "digest": f.digest}
-            for f in sorted(s.files, key=lambda f: (f.unit, f.container, f.path))
+            _file_json(f) for f in sorted(s.files, key=lambda f: (f.unit, f.container, f.path))
         ],
         "relations": [_databag_json(b) for b in sorted(s.relations, key=_databag_order)],
         "statuses": [
@@ -272,7 +310,9 @@ def hook_to_json(h: HookRecord) -> dict[str, Any]:
 def versions_to_json(v: Versions) -> dict[str, Any]:
     # juju_driver came later: written only when known, so twin bundles stay as they were.
     driver = {"juju_driver": v.juju_driver} if v.juju_driver else {}
-    settings = {"model_config": dict(v.model_config)} if v.model_config else {}
+    settings: dict[str, Any] = {"model_config": dict(v.model_config)} if v.model_config else {}
+    if v.model_config_from:
+        settings["model_config_from"] = v.model_config_from
     return {
         **driver,
         **settings,
@@ -366,10 +406,7 @@ def _snapshot_from(raw: Mapping[str, Any]) -> Snapshot:
             )
             for p in raw.get("pods", ())
         ),
-        files=tuple(
-            FileState(unit=f["unit"], container=f["container"], path=f["path"], digest=f["digest"])
-            for f in raw.get("files", ())
-        ),
+        files=tuple(_file_from(f) for f in raw.get("files", ())),
         relations=tuple(
             Databag(
                 relation_id=int(b["relation_id"]),
@@ -435,6 +472,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
             model_config=tuple(
                 (str(k), str(val)) for k, val in sorted((v.get("model_config") or {}).items())
             ),
+            model_config_from=_opt_str(v.get("model_config_from")),
             charms=tuple(
                 CharmVersion(
                     app=c["app"],

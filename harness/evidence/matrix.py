@@ -15,7 +15,9 @@ from pathlib import Path
 from harness.errors import HarnessError
 from harness.evidence import markdown as md
 from harness.evidence.bundle import BUNDLE_FILE, Evidence, read_bundle
-from harness.observations import ABSENT, Snapshot
+from harness.file_survival import JUDGED_ON as WATCH_JUDGED_ON
+from harness.file_survival import unchanged
+from harness.observations import ABSENT, FileState, Snapshot
 from harness.versions import JujuVersion
 
 NONE_OBSERVED = "(none observed)"
@@ -100,31 +102,43 @@ def _hooks_cell(evidence: Evidence) -> str:
     return "\n".join(f"{unit}: {seq or '(none)'}" for unit, seq in sorted(sequences.items()))
 
 
-def _files_cell(before: Snapshot | None, after: Snapshot | None) -> str:
+def _files_cell(evidence: Evidence) -> str:
+    """Kept/lost/changed per watched path; a path whose survival the verdict could not
+    tell (a file the charm wrote again) is named as undetermined, never counted kept."""
+    before, after = evidence.before, evidence.after
     if before is None or after is None:
         return "(not observed)"
-    now = {(f.unit, f.container, f.path): f.digest for f in after.files}
+    now = {(f.unit, f.container, f.path): f for f in after.files}
     present = [f for f in before.files if f.exists]
     if not present:
         return "(no files watched)"
-    kept = [f for f in present if now.get((f.unit, f.container, f.path)) == f.digest]
-    lost = sorted(
-        {
-            f"{f.container}:{f.path}"
-            for f in present
-            if now.get((f.unit, f.container, f.path), ABSENT) == ABSENT
-        }
-    )
-    changed = (
-        len(present)
-        - len(kept)
-        - sum(1 for f in present if now.get((f.unit, f.container, f.path), ABSENT) == ABSENT)
-    )
-    text = f"kept {len(kept)}/{len(present)}"
+    undetermined = {
+        f.subject for f in evidence.findings if f.check == "file" and f.verdict == "undetermined"
+    }
+
+    def label(f: FileState) -> str:
+        return f"{f.container}:{f.path}"
+
+    def state(f: FileState) -> str:
+        new = now.get((f.unit, f.container, f.path))
+        if f"{f.unit} {label(f)}" in undetermined:
+            return "undetermined"
+        if new is None or new.digest == ABSENT:
+            return "lost"
+        return "kept" if unchanged(f, new) else "changed"
+
+    states = [(f, state(f)) for f in present]
+    kept = sum(1 for _, s in states if s == "kept")
+    lost = sorted({label(f) for f, s in states if s == "lost"})
+    unknown = sorted({label(f) for f, s in states if s == "undetermined"})
+    changed = sum(1 for _, s in states if s == "changed")
+    text = f"kept {kept}/{len(present)}"
     if lost:
         text += f"; lost {', '.join(lost)}"
     if changed:
         text += f"; {changed} changed"
+    if unknown:
+        text += f"; survival undetermined {', '.join(unknown)}"
     return text
 
 
@@ -135,7 +149,8 @@ def _layers_cell(evidence: Evidence) -> str:
     seen: dict[str, set[str]] = {}
     for finding in evidence.findings:
         layer = layer_of(finding)
-        if layer in ("charm-dir", "storage"):
+        # Watched files are in the files part of the cell already.
+        if layer in ("charm-dir", "storage") and finding.detail != WATCH_JUDGED_ON:
             state = "kept" if finding.observed.startswith("survived") else "lost"
             seen.setdefault(layer, set()).add(state)
     parts = [f"{layer} {'/'.join(sorted(states))}" for layer, states in sorted(seen.items())]
@@ -175,7 +190,7 @@ def row_of(evidence: Evidence) -> MatrixRow:
         backend=_backend(evidence),
         scenario=evidence.scenario,
         hooks=_hooks_cell(evidence),
-        files=_files_cell(evidence.before, evidence.after) + _layers_cell(evidence),
+        files=_files_cell(evidence) + _layers_cell(evidence),
         relations=_relations_cell(evidence.before, evidence.after),
         deviations=evidence.count("deviation"),
         known_bugs=evidence.count("known-bug"),

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from harness.evidence import markdown as md
 from harness.evidence.bundle import Evidence
 from harness.evidence.times import duration, format_duration, parse_instant
+from harness.file_survival import changes, unchanged
 from harness.findings import Finding
 from harness.observations import (
     ABSENT,
@@ -24,6 +25,15 @@ from harness.observations import (
 )
 
 DETAIL_CHARS = 200
+
+# Versions.model_config_from, for a reader: whose settings shaped the hooks.
+CONFIG_FROM = {
+    "juju-defaults": "Juju's defaults: the harness made this model and set them, "
+    "so a CI bootstrap's model-defaults did not apply",
+    "inherited": "the controller's model-defaults: the harness made this model and kept "
+    "them (--inherit-model-config)",
+    "existing-model": "the model's own: the harness used a model it did not make",
+}
 
 SIMULATED_BANNER = (
     "> **SIMULATED**: produced by the twin backend (an in-process simulation through "
@@ -54,10 +64,12 @@ def title(evidence: Evidence) -> str:
 
 
 def verdict_counts(evidence: Evidence) -> str:
-    return (
+    text = (
         f"{evidence.count('match')} match, {evidence.count('deviation')} deviation, "
         f"{evidence.count('known-bug')} known-bug"
     )
+    undetermined = evidence.count("undetermined")
+    return text + (f", {undetermined} undetermined" if undetermined else "")
 
 
 def _summary(e: Evidence) -> list[str]:
@@ -91,6 +103,9 @@ def _summary(e: Evidence) -> list[str]:
     if v.model_config:
         # Retried failed hooks, or not, change the hook sequence a disruption produces.
         rows.append(("Model config", "; ".join(f"{k}={val}" for k, val in v.model_config)))
+    if v.model_config_from:
+        origin = v.model_config_from
+        rows.append(("Model config from", CONFIG_FROM.get(origin, origin)))
     rows.append(("Verdicts", verdict_counts(e)))
     if e.branch:
         rows.insert(4, ("Catalogue branch", e.branch))
@@ -103,10 +118,10 @@ def _summary(e: Evidence) -> list[str]:
 
 
 def _attention(e: Evidence) -> list[str]:
-    notable = [f for f in e.findings if f.verdict != "match"]
-    if not notable:
-        return []
-    lines = ["", "## Deviations and known bugs", ""]
+    notable = [f for f in e.findings if f.verdict in ("deviation", "known-bug")]
+    lines: list[str] = []
+    if notable:
+        lines += ["", "## Deviations and known bugs", ""]
     for f in notable:
         lines.append(
             f"- **{md.text(f.verdict)}** {md.text(f.check)} {md.code(f.subject)}: expected "
@@ -114,6 +129,27 @@ def _attention(e: Evidence) -> list[str]:
             f"({md.link('source', f.source)})"
             + (f". {md.text(_shorten(f.detail))}" if f.detail else "")
         )
+    return lines + _undetermined(e)
+
+
+def _undetermined(e: Evidence) -> list[str]:
+    """Files whose survival the run could not tell: neither kept nor a deviation."""
+    unknown = [f for f in e.findings if f.verdict == "undetermined"]
+    if not unknown:
+        return []
+    lines = ["", "## Survival undetermined", ""]
+    for f in unknown:
+        lines.append(
+            f"- {md.text(f.check)} {md.code(f.subject)}: expected {md.text(f.expected)}; "
+            f"observed {md.text(f.observed)}"
+        )
+    lines += [
+        "",
+        "Judged on existence, content, size, mtime, ctime and inode, with times compared "
+        "against the container's own clock. A file the charm writes again after the "
+        "disruption cannot show whether its layer kept it. To test the layer, let the "
+        f"harness write a file it owns: {md.code('--mark APP:CONTAINER:PATH')}.",
+    ]
     return lines
 
 
@@ -156,7 +192,17 @@ def _hooks_section(e: Evidence) -> list[str]:
         )
     elif not hook_findings:
         lines.append("No hooks were observed in the disruption window.")
+    for note in _collection_notes(e):
+        lines += ["", f"Note: {md.text(note)}"]
     return lines
+
+
+def _collection_notes(e: Evidence) -> list[str]:
+    """What the hook collection said beyond its counts (a source that was unavailable)."""
+    for step in e.steps:
+        if step.name == "collect hooks":
+            return step.detail.split("; ")[1:]
+    return []
 
 
 LAYERS = ("container-root", "charm-dir", "storage")
@@ -189,23 +235,32 @@ def _layers_section(e: Evidence) -> list[str]:
 
 
 def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
-    def index(files: Iterable[FileState]) -> dict[tuple[str, str, str], str]:
-        return {(f.unit, f.container, f.path): f.digest for f in files}
+    def index(files: Iterable[FileState]) -> dict[tuple[str, str, str], FileState]:
+        return {(f.unit, f.container, f.path): f for f in files}
 
     old, new = index(before.files), index(after.files)
-    changed = []
-    unchanged = 0
+    rows = []
+    same = 0
     for key in sorted(old.keys() | new.keys()):
-        a, b = old.get(key, ABSENT), new.get(key, ABSENT)
-        if a == b:
-            unchanged += 1
-        else:
-            changed.append((*key, _short_digest(a), _short_digest(b)))
+        a, b = old.get(key), new.get(key)
+        if a is not None and b is not None and unchanged(a, b):
+            same += 1
+            continue
+        after_text = _short_digest(b.digest if b else ABSENT)
+        if a is not None and b is not None and a.digest == b.digest:
+            # Same content, other metadata: written again (see harness.file_survival).
+            after_text += " (same content; " + ", ".join(changes(a, b)) + ")"
+        rows.append((*key, _short_digest(a.digest if a else ABSENT), after_text))
     lines = ["", "## Files", ""]
-    if changed:
-        lines += _table(("Unit", "Container", "Path", "Before", "After"), changed)
+    if rows:
+        lines += _table(("Unit", "Container", "Path", "Before", "After"), rows)
         lines.append("")
-    lines.append(f"Paths: {len(changed)} changed, {unchanged} unchanged.")
+    lines.append(f"Paths: {len(rows)} changed, {same} unchanged.")
+    if any(f.ctime is not None for f in (*before.files, *after.files)):
+        lines.append(
+            "Unchanged means the same content, size, mtime, ctime and inode; times are the "
+            "container's own clock (bundle.json has each file's metadata)."
+        )
     return lines
 
 

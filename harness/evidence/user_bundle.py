@@ -28,7 +28,8 @@ class UserBundle:
     probe: bool  # whether the probe observer was deployed alongside
     runs: tuple[tuple[str, str], ...]  # (app, what ran it)
     deploy: str  # the `juju deploy` of the file
-    # (app, container, path, layer or "unknown", "judged" | "recorded" | "marker, judged")
+    # (app, container, path, layer or "unknown", how it is judged: "marker, judged",
+    # "judged on content and metadata" (--watch), "judged" or "recorded")
     watched: tuple[tuple[str, str, str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -94,8 +95,10 @@ class UserBundle:
         if self.watched:
             lines += [
                 "",
-                "Watched paths (`--mark`: written by the harness and judged against its layer; "
-                "`--watch`: recorded only, since the charm may write it again):",
+                "Watched paths, each judged against the survival its layer is catalogued "
+                "with (`--mark`: written by the harness, judged on its content; `--watch`: "
+                "written by the charm, judged on its content and metadata, and undetermined "
+                "when the charm wrote it again after the disruption):",
                 "",
                 "| application | container | path | layer | |",
                 "| --- | --- | --- | --- | --- |",

@@ -32,16 +32,37 @@ EXEC_TIMEOUT = 120.0
 # and never answer, and a call in a thread cannot be cancelled from the event loop.
 REQUEST_TIMEOUT = 60.0
 
-# One exec lists every path: "F<TAB>sha256<TAB>path", "D<TAB>path", "A<TAB>path" (absent).
-# POSIX sh, `find` and `sha256sum` only, so it runs on busybox and coreutils images alike;
-# the digest comes from stdin so file names never need parsing out of sha256sum's output.
+# One exec lists every path: "C<TAB>clock" first (the container's own clock), then
+# "F<TAB>sha256<TAB>meta<TAB>path", "D<TAB>meta<TAB>path", "A<TAB>path" (absent).
+# POSIX sh, `find`, `sha256sum`, `stat` and `date` only, so it runs on busybox and coreutils
+# images alike; the digest comes from stdin so file names never need parsing out of
+# sha256sum's output. "meta" is "size mtime ctime inode birth" as `stat -L` gives them (GNU:
+# nanoseconds and a birth time, 0 when unknown; busybox/toybox: whole seconds, no birth),
+# or "-" when the container has no usable stat. A file's times come from the node's kernel,
+# the same clock `date` reads here: they are compared with this reading, never with the
+# harness's clock (harness.file_survival).
 LIST_FILES_SCRIPT = r"""
 command -v sha256sum >/dev/null 2>&1 || { echo "sha256sum not found" >&2; exit 3; }
+now=$(date +%s.%N 2>/dev/null)
+case "$now" in ''|*[!0-9.]*) now=$(date +%s 2>/dev/null) ;; esac
+printf 'C\t%s\n' "$now"
+fmt=
+for f in '%s %.9Y %.9Z %i %.9W' '%s %Y %Z %i -'; do
+  s=$(stat -L -c "$f" / 2>/dev/null) || continue
+  case "$s" in ''|*[!0-9.\ -]*) continue ;; esac
+  fmt=$f
+  break
+done
+meta() {
+  m=
+  if [ -n "$fmt" ]; then m=$(stat -L -c "$fmt" "$1" 2>/dev/null) || m=; fi
+  printf '%s' "${m:--}"
+}
 entry() {
-  if [ -d "$1" ]; then printf 'D\t%s\n' "$1"
+  if [ -d "$1" ]; then printf 'D\t%s\t%s\n' "$(meta "$1")" "$1"
   elif [ -f "$1" ]; then
     h=$(sha256sum < "$1" 2>/dev/null) || { printf 'U\t%s\n' "$1"; return; }
-    printf 'F\t%s\t%s\n' "${h%% *}" "$1"
+    printf 'F\t%s\t%s\t%s\n' "${h%% *}" "$(meta "$1")" "$1"
   fi
 }
 for p in "$@"; do
@@ -67,17 +88,50 @@ def unit_of_pod(pod_name: str) -> str:
     return unit_for_pod(pod_name, pod_name.rpartition("-")[0])
 
 
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def parse_meta(text: str) -> dict[str, Any]:
+    """``size mtime ctime inode birth`` (``-`` for none) as FileState keyword arguments."""
+    fields = text.split()
+    if len(fields) < 4:
+        return {}
+    size, mtime, ctime, inode = (_number(f) for f in fields[:4])
+    birth = _number(fields[4]) if len(fields) > 4 else None
+    return {
+        "size": None if size is None else int(size),
+        "mtime": mtime,
+        "ctime": ctime,
+        "inode": None if inode is None else int(inode),
+        "birth": birth if birth else None,  # GNU stat says 0 when it does not know
+    }
+
+
 def parse_listing(unit: str, container: str, stdout: str) -> tuple[FileState, ...]:
     files: list[FileState] = []
+    clock: float | None = None
     for line in stdout.splitlines():
         kind, _, rest = line.partition("\t")
-        if kind == "F":
-            digest, _, path = rest.partition("\t")
-            files.append(FileState(unit, container, path, f"sha256:{digest}"))
+        if kind == "C":
+            clock = _number(rest)
+        elif kind == "F":
+            digest, meta, path = [*rest.split("\t", 2), "", ""][:3]
+            files.append(
+                FileState(
+                    unit, container, path, f"sha256:{digest}", clock=clock, **parse_meta(meta)
+                )
+            )
         elif kind == "D":
-            files.append(FileState(unit, container, rest, DIRECTORY))
+            meta, _, path = rest.partition("\t")
+            files.append(
+                FileState(unit, container, path, DIRECTORY, clock=clock, **parse_meta(meta))
+            )
         elif kind == "A":
-            files.append(FileState(unit, container, rest, ABSENT))
+            files.append(FileState(unit, container, rest, ABSENT, clock=clock))
         elif kind == "U":
             log.warning("%s %s:%s is not readable; left out", unit, container, rest)
     return tuple(files)

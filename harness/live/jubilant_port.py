@@ -11,12 +11,16 @@ scale) is the same ``JujuCLI`` code, run as ``juju`` processes on the jubilant `
 own binary and model (``SubprocessJuju``: ``JUJU_MODEL``, as jubilant's ``--model``), so
 both drivers parse the same recorded JSON with the same parsers. They do not go through
 ``Juju.cli``: it takes no timeout, and a ``juju`` that hangs (a controller half up after a
-node restart) must be killed at its deadline, which ``run_process`` does.
+node restart) must be killed at its deadline, which ``run_process`` does. The typed verbs
+take no timeout either, so ``_call`` gives each one a deadline and kills the ``juju`` it
+started when the deadline passes or the call is cancelled.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -25,8 +29,9 @@ from typing import Any, NoReturn, TypeVar
 import jubilant
 
 from harness.errors import HarnessError, UnknownName
-from harness.live.juju_cli import JujuCLI, JujuCLIError, SubprocessJuju
+from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm
+from harness.live.process import KILL_WAIT, ProcessTimeout, kill_pids, running_children
 from harness.ports import AppSpec, Clock
 
 log = logging.getLogger(__name__)
@@ -66,6 +71,7 @@ class JubilantJujuPort(LiveJujuPort):
         clock: Clock,
         cli: JujuCLI | None = None,
         reconnect_timeout: float = 900.0,
+        call_timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         if not juju.model:
             raise UnknownName(
@@ -81,16 +87,54 @@ class JubilantJujuPort(LiveJujuPort):
             reconnect_timeout=reconnect_timeout,
         )
         self.juju = juju
+        self.call_timeout = call_timeout
+
+    def _ours(self, argv: tuple[str, ...]) -> bool:
+        """A ``juju`` jubilant started for this model: it passes ``--model <model>``.
+
+        The port's own CLI reads pass the model in ``JUJU_MODEL`` instead, so they never match.
+        """
+        return any(a == "--model" and b == self.juju.model for a, b in itertools.pairwise(argv))
 
     async def _call(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run one jubilant call in a thread; its CLIError becomes our JujuCLIError."""
+        """Run one jubilant call in a thread, within ``call_timeout``.
+
+        Its CLIError becomes our JujuCLIError. At the deadline, or when the call is cancelled
+        (a signal, an outer timeout), the ``juju`` it started is killed, so neither the
+        process nor the worker thread outlives the call.
+        """
+        before = set(running_children(self._ours))
+        work = asyncio.ensure_future(asyncio.to_thread(method, *args, **kwargs))
         try:
-            return await asyncio.to_thread(method, *args, **kwargs)
+            return await asyncio.wait_for(asyncio.shield(work), self.call_timeout)
         except jubilant.CLIError as error:
-            argv = [str(a) for a in (error.cmd or ())][1:]
             raise JujuCLIError(
-                argv, error.returncode, str(error.stdout or ""), str(error.stderr or "")
+                [str(a) for a in (error.cmd or ())][1:],
+                error.returncode,
+                str(error.stdout or ""),
+                str(error.stderr or ""),
             ) from None
+        except asyncio.TimeoutError:
+            killed = await self._stop(work, before)
+            name = getattr(method, "__name__", "call")
+            raise ProcessTimeout(
+                killed or (self.juju.cli_binary, name), self.call_timeout
+            ) from None
+        except asyncio.CancelledError:
+            await self._stop(work, before)
+            raise
+
+    async def _stop(self, work: asyncio.Future[Any], before: set[int]) -> tuple[str, ...]:
+        """Kill the ``juju`` started since ``before``; let the thread see it end."""
+        started = {
+            pid: argv for pid, argv in running_children(self._ours).items() if pid not in before
+        }
+        kill_pids(sorted(started))
+        if started:
+            log.warning("killed `%s`: it did not answer", " ".join(next(iter(started.values()))))
+        with contextlib.suppress(Exception, asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(work, KILL_WAIT)
+        return next(iter(started.values()), ())
 
     # Lifecycle through jubilant's typed verbs.
 

@@ -26,19 +26,44 @@ ACTION_WAIT = "5m"
 INSTALL_JUJU = "install it: sudo snap install juju, then juju bootstrap microk8s"
 DEBUG_LOG_TIMEOUT = 120.0
 
+# How the controller filters `juju debug-log` (the same in Juju 2.9, 3.6 and 4.0): each
+# --include-module M keeps module M and its children at a dot boundary, the pattern
+# `^(M1|M2)(\..+)?$` (makeModulePattern in state/logs.go@juju-2.9.31 and @3.6, and in
+# internal/logtailer/tailer.go@main, 4.0); --level is one minimum for every line kept
+# (MinLevel); --lines N is the last N lines that pass both, and N above 10000 is refused
+# ("too many lines requested (N) maximum is 10000": maxInitialLines, same files).
+#
 # The modules whose lines say which hooks ran: the uniter (hook results, "reboot
 # detected"), a podspec operator's uniter, and the agent's "running containerAgent" start
-# line (juju.cmd). A module filter takes its children too. Dated, UTC, milliseconds: the
-# milliseconds keep consecutive lines distinct, which the log cursor relies on.
+# line (juju.cmd). Dated, UTC, milliseconds: the milliseconds keep consecutive lines
+# distinct, which the log cursor relies on.
 HOOK_LOG_MODULES = ("juju.worker.uniter", "juju.worker.caasoperator", "juju.cmd")
+_DATED = ("--date", "--utc", "--ms")
 DEBUG_LOG_FILTER = (
     *(arg for module in HOOK_LOG_MODULES for arg in ("--include-module", module)),
-    "--date",
-    "--utc",
-    "--ms",
+    *_DATED,
     "--level",
     "INFO",
 )
+# ops' "Emitting Juju event <name>." lines are DEBUG lines a charm logs through juju-log,
+# whose module is `unit.<app>/<n>.juju-log` (worker/uniter/runner/jujuc/juju-log.go@2.9.31
+# and @3.6, internal/worker/uniter/runner/jujuc/juju-log.go@main). One --level serves a
+# whole request, so they are read apart from the uniter's lines (which stay at INFO: the
+# uniter's DEBUG lines are the chattiest part of a model's log): `unit` and its children
+# at DEBUG, every charm's juju-log lines, of which the client keeps ops' event lines.
+OPS_LOG_MODULE = "unit"
+OPS_LOG_FILTER = ("--include-module", OPS_LOG_MODULE, *_DATED, "--level", "DEBUG")
+MAX_LINES = 10_000  # the most `--lines` Juju answers (maxInitialLines)
+
+
+def debug_log_plan() -> tuple[str, ...]:
+    """The debug-log reads of a run, as a dry run prints them."""
+    return (
+        shlex.join(["juju", "debug-log", "--replay", "--no-tail", *DEBUG_LOG_FILTER]),
+        "# ops' event lines, only where logging-config keeps unit DEBUG lines (Juju's "
+        "default, <root>=INFO, does not), read back to the disruption's start:",
+        shlex.join(["juju", "debug-log", "--no-tail", "--lines", "N", *OPS_LOG_FILTER]),
+    )
 
 
 class JujuRunner(Protocol):
@@ -173,13 +198,16 @@ class JujuCLI:
 
     async def debug_log_recent(self, lines: int) -> str:
         """The most recent ``lines`` hook-related lines (``--lines N --no-tail``)."""
+        return await self._recent(lines, DEBUG_LOG_FILTER)
+
+    async def ops_log_recent(self, lines: int) -> str:
+        """The most recent ``lines`` lines of the charms' juju-log modules, DEBUG and up."""
+        return await self._recent(lines, OPS_LOG_FILTER)
+
+    async def _recent(self, lines: int, log_filter: Sequence[str]) -> str:
+        count = str(min(max(1, lines), MAX_LINES))
         return await self.run(
-            "debug-log",
-            "--no-tail",
-            "--lines",
-            str(max(1, lines)),
-            *DEBUG_LOG_FILTER,
-            timeout=DEBUG_LOG_TIMEOUT,
+            "debug-log", "--no-tail", "--lines", count, *log_filter, timeout=DEBUG_LOG_TIMEOUT
         )
 
     async def destroy_model(self, name: str, *, timeout: float) -> None:

@@ -19,6 +19,13 @@ from typing import Any, Protocol
 from harness.errors import HarnessError, UnknownName, WaitTimeout
 from harness.live.juju_cli import JujuCLI, JujuCLIError
 from harness.live.process import ProcessTimeout
+from harness.logging_config import (
+    DEFAULT_ROOT,
+    LEVELS,
+    effective_level,
+    keeps_ops_lines,
+    parse_logging_config,
+)
 from harness.observations import Databag, UnitStatus
 from harness.ports import ActionResult, AppSpec, Clock
 from harness.versions import CharmVersion, JujuVersion, Versions
@@ -34,10 +41,11 @@ SERIES = {
 }
 
 # Hook results are INFO lines of juju.worker.uniter.operation; "reboot detected" is an INFO
-# line of juju.worker.uniter. Juju's default root level is WARNING, which drops both.
+# line of juju.worker.uniter. A logging-config without <root> leaves it at WARNING, which
+# drops both (Juju's own default, <root>=INFO, keeps them: harness.logging_config).
 HOOK_LOG_MODULES = ("juju.worker.uniter", "juju.worker.uniter.operation")
-_LEVELS = ("TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-_DEFAULT_ROOT = "WARNING"
+_LEVELS = LEVELS
+_DEFAULT_ROOT = DEFAULT_ROOT
 
 
 # The model settings that change which hooks run (retrying a failed hook, or not, changes
@@ -50,26 +58,20 @@ _DEFAULT_ROOT = "WARNING"
 HOOK_SETTINGS = ("automatically-retry-hooks", "update-status-hook-interval", "logging-config")
 JUJU_DEFAULTS = {"automatically-retry-hooks": "true", "update-status-hook-interval": "5m"}
 
-
-def _parse_logging_config(text: str) -> dict[str, str]:
-    entries: dict[str, str] = {}
-    for part in text.split(";"):
-        module, sep, level = part.strip().partition("=")
-        if sep and module.strip():
-            entries[module.strip()] = level.strip().upper()
-    return entries
+# Where a model's hook settings came from, as the evidence says (Versions.model_config_from).
+CONFIG_JUJU_DEFAULTS = "juju-defaults"  # the harness made the model and set Juju's defaults
+CONFIG_INHERITED = "inherited"  # it made the model and kept the controller's model-defaults
+CONFIG_EXISTING = "existing-model"  # someone else's model: its settings as found
 
 
-def effective_level(logging_config: str, module: str) -> str:
-    """The level Juju applies to ``module``: its longest configured prefix, else ``<root>``."""
-    entries = _parse_logging_config(logging_config)
-    best, best_len = entries.get("<root>", _DEFAULT_ROOT), -1
-    for name, level in entries.items():
-        if name.startswith(("<", "#")):
-            continue
-        if (module == name or module.startswith(name + ".")) and len(name) > best_len:
-            best, best_len = level, len(name)
-    return best
+def config_origin(created: bool, juju_defaults: bool) -> str:
+    """How a model's hook settings were arrived at (the harness created it or not)."""
+    if not created:
+        return CONFIG_EXISTING
+    return CONFIG_JUJU_DEFAULTS if juju_defaults else CONFIG_INHERITED
+
+
+_parse_logging_config = parse_logging_config
 
 
 def keeps_hook_lines(logging_config: str) -> bool:
@@ -183,8 +185,10 @@ class LiveJujuPort:
         self._controller = controller
         # A model the harness made for itself: its hook settings are set to Juju's defaults.
         self.own_model = False
+        self.config_from = CONFIG_EXISTING  # recorded in the evidence (see config_origin)
         self._logging_change: tuple[str, str] | None = None  # (original, ours)
         self._logging_checked = False
+        self._ops_kept: bool | None = None  # logging-config keeps ops' event lines
         self._juju_major: int | None = None
 
     @property
@@ -350,6 +354,24 @@ class LiveJujuPort:
     async def debug_log_recent(self, lines: int) -> str:
         return await self.cli.debug_log_recent(lines)
 
+    async def ops_log_recent(self, lines: int) -> str:
+        """The charms' latest juju-log lines at DEBUG, where ops' event lines are; nothing
+        (and no request) when the model's logging-config drops them."""
+        if not await self.keeps_ops_lines():
+            return ""
+        return await self.cli.ops_log_recent(lines)
+
+    async def keeps_ops_lines(self) -> bool:
+        """Whether the model's logging-config keeps ops' DEBUG event lines (asked once)."""
+        if self._ops_kept is None:
+            try:
+                config = await self.cli.model_config()
+            except HarnessError as error:
+                log.warning("logging-config unknown (%s); reading ops' lines anyway", error)
+                return True
+            self._ops_kept = keeps_ops_lines(config.get("logging-config", ("", ""))[0])
+        return self._ops_kept
+
     async def versions(self) -> Versions:
         """Client, controller and model agent versions, and each application's charm."""
         from harness.live.parse import parse_app_charms, parse_model_version
@@ -382,6 +404,7 @@ class LiveJujuPort:
             charms=tuple(sorted(charms, key=lambda c: c.app)),
             juju_driver=self.driver,
             model_config=settings,
+            model_config_from=self.config_from,
         )
 
     async def hook_settings(self) -> tuple[tuple[str, str], ...]:
@@ -392,6 +415,12 @@ class LiveJujuPort:
             value, source = config.get(key, ("", "unset"))
             found.append((key, f"{value} ({source})" if source else value))
         return tuple(found)
+
+    def adopt(self, *, created: bool, juju_defaults: bool) -> None:
+        """Say whether the harness created this model and whether it keeps Juju's defaults
+        there (True) or the controller's model-defaults (``--inherit-model-config``)."""
+        self.own_model = created and juju_defaults
+        self.config_from = config_origin(created, juju_defaults)
 
     async def use_juju_defaults(self) -> dict[str, str]:
         """Set JUJU_DEFAULTS where the model differs (controller model-defaults); the changes."""
@@ -516,6 +545,7 @@ class LiveJujuPort:
         self._logging_checked = True
         current = await self._logging_config()
         wanted = with_hook_lines(current)
+        self._ops_kept = keeps_ops_lines(wanted or current)
         if wanted is None:
             log.info("logging-config %r keeps hook lines; left as it is", current)
             return None

@@ -200,7 +200,7 @@ def pytest_live_lab(
     if choose_driver(driver, controller_version()) == "jubilant":
         with jubilant.temp_model(keep=keep_model) as juju:
             lab = lab_from_jubilant(juju)
-            _own(lab, juju_defaults)
+            _own(lab, created=True, juju_defaults=juju_defaults)
             yield lab
         return
     missing = live_prerequisites_missing()
@@ -209,13 +209,17 @@ def pytest_live_lab(
     ops_test = fixture("ops_test")
     lab = lab_from_ops_test(ops_test)
     # pytest-operator made the model unless the user named one (--model).
-    _own(lab, juju_defaults and getattr(ops_test, "_init_model_name", "") is None)
+    _own(
+        lab,
+        created=getattr(ops_test, "_init_model_name", "") is None,
+        juju_defaults=juju_defaults,
+    )
     yield lab
 
 
-def _own(lab: Lab, own: bool) -> None:
+def _own(lab: Lab, *, created: bool, juju_defaults: bool) -> None:
     if isinstance(lab.juju, LiveJujuPort):
-        lab.juju.own_model = own
+        lab.juju.adopt(created=created, juju_defaults=juju_defaults)
 
 
 async def open_lab(lab: Lab) -> None:
@@ -319,7 +323,7 @@ async def connect_lab(
             libjuju = model_factory()
             await libjuju.connect(name)
             juju = LiveJujuPort(libjuju, cli_for(name), model_name=name, clock=clock)
-        juju.own_model = created and juju_defaults
+        juju.adopt(created=created, juju_defaults=juju_defaults)
         lab = Lab(
             backend="live",
             juju=juju,

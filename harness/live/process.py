@@ -6,8 +6,10 @@ import asyncio
 import contextlib
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+import signal
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from harness.errors import HarnessError
@@ -95,3 +97,36 @@ async def _kill(proc: asyncio.subprocess.Process) -> None:
         proc.kill()
     with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
         await asyncio.wait_for(proc.wait(), KILL_WAIT)
+
+
+def running_children(match: Callable[[tuple[str, ...]], bool]) -> dict[int, tuple[str, ...]]:
+    """This process's live children whose command line ``match``es, by pid (from ``/proc``).
+
+    For commands a library starts in a worker thread (jubilant's ``subprocess.run``), which
+    the harness cannot kill through a handle. Where there is no ``/proc``, none are found.
+    """
+    me = os.getpid()
+    found: dict[int, tuple[str, ...]] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                # The command name in field 2 may hold spaces and ")": split after the last ")".
+                state, ppid = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[:2]
+                if int(ppid) != me or state == "Z":
+                    continue
+                raw = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except (OSError, ValueError):
+                continue  # it ended while we looked
+            argv = tuple(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)
+            if match(argv):
+                found[int(entry)] = argv
+    return found
+
+
+def kill_pids(pids: Sequence[int]) -> None:
+    """SIGKILL each of ``pids``; whoever started them reaps them."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)

@@ -12,6 +12,7 @@ import json
 import logging
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from harness.errors import HarnessError
@@ -101,7 +102,7 @@ async def _files(
             log.warning("could not list %s in %s/%s: %s", paths, pod.name, container, error)
             continue
         # The port names units after pods; the snapshot names them after Juju units.
-        files.extend(FileState(unit, f.container, f.path, f.digest) for f in listed)
+        files.extend(replace(f, unit=unit) for f in listed)
     return unique_files(files)
 
 

@@ -97,7 +97,9 @@ class TwinCluster:
         if run is None:
             known = ", ".join(unit.pod.containers)
             raise HarnessError(f"pod {pod} has no container {container!r}", f"use one of: {known}")
-        return layers.file_states(unit.name, container, run.root, paths)
+        return layers.file_states(
+            unit.name, container, run.root, paths, twin.stamps, twin.clock.now()
+        )
 
     async def write_file(self, pod: str, container: str, path: str, content: str) -> None:
         """Write into the container's current filesystem (its root layer or a volume)."""
@@ -114,6 +116,7 @@ class TwinCluster:
         target = layers.in_layer(run.root, path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content)
+        twin.notice_writes(unit)
 
     async def kill_pid1(self, pod: str, container: str, signal: str = "TERM") -> None:
         self._twin.require_node()

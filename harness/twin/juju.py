@@ -302,6 +302,11 @@ class TwinJuju:
         recent = list(render_debug_log(self._twin.dispatched))[-max(1, lines) :]
         return "".join(f"{line}\n" for line in recent)
 
+    async def ops_log_recent(self, lines: int) -> str:
+        """The twin renders the uniter's hook lines only: no charm log to read."""
+        self._twin.require_node()
+        return ""
+
     async def versions(self) -> Versions:
         version = f"{self._twin.version} {SIMULATED}"
         return Versions(

@@ -15,11 +15,16 @@ from __future__ import annotations
 import hashlib
 import shutil
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from ops.testing import Mount
 
 from harness.observations import ABSENT, DIRECTORY, FileState
+
+if TYPE_CHECKING:
+    from harness.twin.stamps import FileStamps
 
 
 def fresh_dir(path: Path) -> Path:
@@ -88,24 +93,48 @@ def digest(path: Path) -> str:
 
 
 def file_states(
-    unit: str, container: str, root: Path, paths: Sequence[str]
+    unit: str,
+    container: str,
+    root: Path,
+    paths: Sequence[str],
+    stamps: FileStamps | None = None,
+    now: datetime | None = None,
 ) -> tuple[FileState, ...]:
-    """Each path and everything below it: ``sha256:<hex>``, ``dir`` or ``absent``."""
+    """Each path and everything below it: ``sha256:<hex>``, ``dir`` or ``absent``; with
+    ``stamps``, each with its SIMULATED metadata and ``now`` as the container's clock."""
+    clock = now.timestamp() if now is not None else None
+
+    def state(shown: str, local: Path, digest_text: str) -> FileState:
+        found = stamps.note(local, now) if stamps is not None and now is not None else None
+        if found is None:
+            return FileState(unit, container, shown, digest_text, clock=clock)
+        return FileState(
+            unit,
+            container,
+            shown,
+            digest_text,
+            size=found.size,
+            mtime=found.mtime,
+            ctime=found.ctime,
+            inode=found.inode,
+            birth=found.birth,
+            clock=clock,
+        )
+
     found: list[FileState] = []
     for path in paths:
         local = in_layer(root, path)
         if not local.exists():
-            found.append(FileState(unit, container, path, ABSENT))
+            found.append(FileState(unit, container, path, ABSENT, clock=clock))
             continue
         if local.is_file():
-            found.append(FileState(unit, container, path, digest(local)))
+            found.append(state(path, local, digest(local)))
             continue
-        found.append(FileState(unit, container, path, DIRECTORY))
+        found.append(state(path, local, DIRECTORY))
         for below in _walk(local):
             rel = below.relative_to(local).as_posix()
             shown = f"{path.rstrip('/')}/{rel}"
-            state = DIRECTORY if below.is_dir() else digest(below)
-            found.append(FileState(unit, container, shown, state))
+            found.append(state(shown, below, DIRECTORY if below.is_dir() else digest(below)))
     return tuple(found)
 
 

@@ -25,7 +25,7 @@ import shutil
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -50,6 +50,7 @@ from harness.twin.model import (
     TwinRelation,
     Unit,
 )
+from harness.twin.stamps import FileStamps
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import Recorder, attached, normalise
 from harness.versions import JujuVersion
@@ -115,6 +116,8 @@ class Twin:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.version = juju_version
         self.clock = clock or TwinClock()
+        # Images were unpacked on the node before any container started.
+        self.stamps = FileStamps(self.clock.peek() - timedelta(hours=1))
         self.charms = dict(charms)
         self.apps: dict[str, App] = {}
         self.relations: list[TwinRelation] = []
@@ -212,7 +215,9 @@ class Twin:
         last_termination: str | None = None,
     ) -> ContainerRun:
         root = layers.fresh_dir(pod.directory / "containers" / f"{container}-{restart_count}")
-        image_for(app.charm.images, container).lay_down(root)
+        image = image_for(app.charm.images, container)
+        image.lay_down(root)
+        self.stamps.image(root, app.name, container, (*image.directories, *image.files))
         if container == CHARM_CONTAINER:
             # The charm-data EmptyDir is mounted at /var/lib/juju in the charm container.
             layers.link(root, "/var/lib/juju", pod.charm_data)
@@ -230,6 +235,12 @@ class Twin:
             container_id=f"containerd://{ident}",
             last_termination=last_termination,
         )
+
+    def notice_writes(self, unit: Unit) -> None:
+        """Stamp what the unit's containers wrote with the twin's clock (SIMULATED
+        metadata: ``harness.twin.stamps``)."""
+        roots = [run.root for run in unit.pod.containers.values()]
+        self.stamps.sweep(roots, self.clock.peek())
 
     def charm_dir(self, unit: Unit) -> Path:
         """Where Juju unpacks the charm: /var/lib/juju/agents/unit-<app>-<n>/charm."""
@@ -413,6 +424,7 @@ class Twin:
                 layers.harvest(
                     container.get_filesystem(app.ctx), unit.pod.containers[container.name].root
                 )
+            self.notice_writes(unit)
             trace = traced(hook, cause, "failed", recorder, unit.status, cause_text)
             self._record(unit, hook, moment, "failed", cause, cause_text, reboot, trace)
             return
@@ -460,6 +472,7 @@ class Twin:
             run.layers = dict(container.layers)
             run.service_statuses = dict(container.service_statuses)
             layers.harvest(container.get_filesystem(app.ctx), run.root)
+        self.notice_writes(unit)
         unit.status = out.unit_status
         if leader:
             app.status = out.app_status

@@ -192,6 +192,9 @@ class FakeJuju:
         self.recent_asked.append(lines)
         return "\n".join(self.log_lines[-lines:])
 
+    async def ops_log_recent(self, lines: int) -> str:
+        return ""  # a model whose logging-config drops the charms' DEBUG lines (Juju's default)
+
     async def versions(self) -> Versions:
         return Versions(charms=(CharmVersion("probe", "probe", None, self.charm_revision),))
 
@@ -319,6 +322,11 @@ class HostileWorld:
         self.status: dict[str, UnitStatus] = {}
         self.log: list[str] = []
         self.lines_served: list[int] = []
+        # The model's logging-config decides which hook lines exist: Juju's default keeps the
+        # uniter's (INFO) and drops ops' (DEBUG); "<root>=WARNING;unit=DEBUG" the other way.
+        self.uniter_lines = True
+        self.ops_lines = False
+        self.ops_log: list[str] = []  # the charms' juju-log lines (ops' event lines)
         self.rolling: list[str] = []
         for n in range(units):
             unit = f"{self.app}/{n}"
@@ -386,7 +394,15 @@ class HostileWorld:
         self.clock.at(self.clock.elapsed + after, report)
 
     def _ran(self, unit: str, hook: str) -> None:
-        self.line(unit, f'ran "{hook}" hook (via hook dispatching script: dispatch)')
+        if self.ops_lines:  # ops logs it while the hook runs, before the uniter's line
+            stamp = self.clock.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+            tag = "unit-" + unit.replace("/", "-")
+            event = hook.replace("-", "_")
+            self.ops_log.append(
+                f"{tag}: {stamp} DEBUG unit.{unit}.juju-log Emitting Juju event {event}."
+            )
+        if self.uniter_lines:
+            self.line(unit, f'ran "{hook}" hook (via hook dispatching script: dispatch)')
 
     def _idle(self, unit: str) -> None:
         if unit in self.status:
@@ -401,7 +417,7 @@ class HostileWorld:
         t, now = self.timing, self.clock.elapsed
         old = self.pods[unit]
         self.pods[unit] = replace(old, deletion_timestamp=self.clock.now().isoformat())
-        self.line(unit, 'ran "stop" hook (via hook dispatching script: dispatch)')
+        self._ran(unit, "stop")
 
         def gone() -> None:
             self.pods.pop(unit, None)
@@ -520,6 +536,12 @@ class HostileJuju(FakeJuju):
         self._check("debug-log")
         self.recent_asked.append(lines)
         served = self.world.log[-lines:]
+        self.world.lines_served.append(len(served))
+        return "\n".join(served)
+
+    async def ops_log_recent(self, lines: int) -> str:
+        self._check("debug-log")
+        served = self.world.ops_log[-lines:]
         self.world.lines_served.append(len(served))
         return "\n".join(served)
 

@@ -77,6 +77,9 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "backend: live (dry run: nothing is touched)",
         "# juju client 3.6.1-genericlinux-amd64 (Juju 3.6): Juju driver libjuju "
         "(covers Juju 2.9 and 3.x)",
+        "# model config: a model the harness creates gets Juju's defaults "
+        "(automatically-retry-hooks=true update-status-hook-interval=5m), not the "
+        "controller's model-defaults; an existing --model is used as it is",
         "# model bug (Kubernetes namespace bug)",
         "# metadata of postgresql-k8s: charmhub:postgresql-k8s@edge",
         "# metadata of pgbouncer-k8s: charmhub:pgbouncer-k8s@edge",
@@ -100,7 +103,7 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "# write the probe markers and databag values (actions write-marker, set-databag)",
         f"# write a marker into postgresql-k8s postgresql:{MARK} (kubectl exec)",
         f"# watch postgresql-k8s postgresql:{PG_DATA} "
-        "(storage: recorded, not judged (the charm may write it again))",
+        "(storage: judged on content and metadata; undetermined if rewritten)",
         f"# watch postgresql-k8s postgresql:{MARK} (container-root)",
         "# watch probe workload:/probe/workload-marker (container-root)",
         "# relation data of every relation of postgresql-k8s (juju show-unit): "
@@ -113,9 +116,17 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "kubectl -n bug delete pod -l app.kubernetes.io/name=probe",
         "kubectl -n bug wait pod -l app.kubernetes.io/name=probe "
         "--for=condition=Ready --timeout=900s",
-        "# wait until settled: postgresql-k8s, probe pods Ready, agents idle, hooks quiet",
+        "# wait until settled: each disrupted postgresql-k8s, probe unit shows a new incarnation"
+        " (new pod uid, restart count or agent start) and runs the catalogue's required hooks"
+        " (missing after 600s: reported, not awaited), then pods Ready, agents idle, no new"
+        " hook line for 20s",
         "# snapshot after: pods, watched files, relation data, statuses, probe journal",
-        "juju debug-log --replay --no-tail --date --utc --level INFO",
+        "juju debug-log --replay --no-tail --include-module juju.worker.uniter "
+        "--include-module juju.worker.caasoperator --include-module juju.cmd "
+        "--date --utc --ms --level INFO",
+        "# ops' event lines, only where logging-config keeps unit DEBUG lines (Juju's "
+        "default, <root>=INFO, does not), read back to the disruption's start:",
+        "juju debug-log --no-tail --lines N --include-module unit --date --utc --ms --level DEBUG",
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
         "# the catalogue expects on Juju 3.6: stop, upgrade-charm, config-changed, start, "
         "postgresql-pebble-ready",  # its container, from the charm's metadata
@@ -400,7 +411,9 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
     lab = types.SimpleNamespace(juju=types.SimpleNamespace(model_name="m", driver="libjuju"))
 
     @contextlib.asynccontextmanager
-    async def connect_lab(model: str | None, keep: bool, driver: str) -> Any:
+    async def connect_lab(
+        model: str | None, keep: bool, driver: str, juju_defaults: bool = True
+    ) -> Any:
         yield lab
 
     async def deploy_stack(got: Any, stack: Any) -> None:

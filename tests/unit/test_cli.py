@@ -590,6 +590,42 @@ def test_run_dry_run_prints_the_plan_and_touches_nothing(
     assert not (tmp_path / "ev").exists()
 
 
+@pytest.mark.parametrize("inherit", [False, True])
+def test_run_dry_run_says_what_the_model_s_hook_settings_will_be(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, inherit: bool
+) -> None:
+    monkeypatch.setattr(cli, "_run", None)
+    code, out, _ = repro(
+        capsys, "run", "lp2021891-pod-delete", "--backend", "live", "--dry-run",
+        *(["--inherit-model-config"] if inherit else []),
+    )  # fmt: skip
+
+    assert code == 0
+    said = [line for line in out.splitlines() if line.startswith("# model config:")]
+    assert len(said) == 1
+    if inherit:
+        assert "keeps the controller's model-defaults (--inherit-model-config)" in said[0]
+    else:
+        assert "gets Juju's defaults (automatically-retry-hooks=true " in said[0]
+
+
+def test_inherit_model_config_on_the_twin_is_said_to_be_irrelevant_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", "lp2021891-pod-delete", "--backend", "twin", "--dry-run",
+        "--inherit-model-config", "--evidence-dir", str(tmp_path / "ev"),
+    )  # fmt: skip
+
+    assert code == 0
+    said = [line for line in out.splitlines() if "--inherit-model-config" in line]
+    assert said == [
+        "note: --inherit-model-config is ignored on the twin: it has no controller "
+        "and no model-defaults (SIMULATED)"
+    ]
+    assert not any(line.startswith("# model config:") for line in out.splitlines())
+
+
 def test_run_auto_says_it_fell_back_to_the_twin(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -803,8 +839,12 @@ def test_run_on_the_twin_end_to_end_is_deterministic(
     assert "twin (SIMULATED)" in rows[0]
 
 
+@pytest.mark.parametrize("inherit", [False, True])
 def test_run_live_connects_deploys_and_runs(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    inherit: bool,
 ) -> None:
     import contextlib
     import types
@@ -820,8 +860,10 @@ def test_run_live_connects_deploys_and_runs(
     )
 
     @contextlib.asynccontextmanager
-    async def connect_lab(model: str | None, keep: bool, driver: str) -> Any:
-        calls.append(("connect", model, keep, driver))
+    async def connect_lab(
+        model: str | None, keep: bool, driver: str, juju_defaults: bool = True
+    ) -> Any:
+        calls.append(("connect", model, keep, driver, juju_defaults))
         yield lab
 
     async def deploy_stack(got: Any, stack: Any) -> None:
@@ -841,11 +883,13 @@ def test_run_live_connects_deploys_and_runs(
     code, out, _ = repro(
         capsys, "run", "lp2021891-pod-delete", "--model", "bug-model", "--keep-model",
         "--probe-charm", str(charm), "--evidence-dir", str(tmp_path / "ev"),
+        *(["--inherit-model-config"] if inherit else []),
     )  # fmt: skip
 
     assert code == 0
     assert calls == [
-        ("connect", "bug-model", True, "auto"),
+        # Juju's defaults on a model it creates, unless told to inherit model-defaults
+        ("connect", "bug-model", True, "auto", not inherit),
         ("deploy", True, str(charm)),
         ("run", "lp2021891-pod-delete", ["interruption"]),
     ]

@@ -208,6 +208,9 @@ async def test_sigint_during_stop_waits_for_stop_then_starts() -> None:
     juju, cluster, clock = probe_lab()
     node = FakeNode(on_stop=lambda: os.kill(os.getpid(), signal.SIGINT))
     down: list[bool] = []
+    # What was there before (SIG_IGN when tox runs as a background job, whose shell ignores
+    # SIGINT; Python's default handler in a terminal) is what must be put back.
+    before = signal.getsignal(signal.SIGINT)
 
     async def while_down() -> None:
         down.append(True)
@@ -218,7 +221,7 @@ async def test_sigint_during_stop_waits_for_stop_then_starts() -> None:
         )
     assert node.calls == ["stop", "start"]
     assert down == []  # the down time was skipped: start came first
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before
 
 
 # --- template changes ------------------------------------------------------------------------

@@ -8,6 +8,7 @@ script is run for real with the local POSIX ``sh`` on a temporary tree.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
@@ -185,13 +186,16 @@ async def test_exec_that_does_not_finish_is_an_error() -> None:
         await cluster.exec("probe-0", "workload", ["sleep", "1000"], timeout=1)
 
 
-def run_listing_locally(paths: list[str]) -> str:
+def run_listing_locally(paths: list[str], path_env: str | None = None) -> str:
+    """The listing script run by the local ``sh`` (``path_env``: the tools it may find)."""
+    env = None if path_env is None else {**os.environ, "PATH": path_env}
     done = subprocess.run(
         ["sh", "-c", LIST_FILES_SCRIPT, "list-files", *paths],
         capture_output=True,
         text=True,
         check=True,
         timeout=30,
+        env=env,
     )
     return done.stdout
 
@@ -224,7 +228,12 @@ def test_the_listing_script_digests_files_marks_dirs_and_reports_absent_paths(
 
 
 async def test_list_files_runs_the_script_in_one_exec_and_names_the_unit() -> None:
-    fake_stream, _ = exec_stream("F\tabc123\t/probe/workload-marker\nA\t/probe/other\n", "", 0)
+    out = (
+        "C\t1767225600.5\n"
+        "F\tabc123\t15 1767225500.25 1767225501.75 4242 0.000000000\t/probe/workload-marker\n"
+        "A\t/probe/other\n"
+    )
+    fake_stream, _ = exec_stream(out, "", 0)
     cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
     files = await cluster.list_files(
         "mysql-router-k8s-0", "workload", ["/probe/workload-marker", "/probe/other"]
@@ -236,6 +245,15 @@ async def test_list_files_runs_the_script_in_one_exec_and_names_the_unit() -> No
         ("mysql-router-k8s/0", "workload", "/probe/workload-marker", "sha256:abc123"),
         ("mysql-router-k8s/0", "workload", "/probe/other", ABSENT),
     ]
+    # With what tells a survivor from a rewrite: metadata, and the container's clock.
+    marker = files[0]
+    assert (marker.size, marker.mtime, marker.ctime, marker.inode) == (
+        15,
+        1767225500.25,
+        1767225501.75,
+        4242,
+    )
+    assert (marker.birth, marker.clock, files[1].clock) == (None, 1767225600.5, 1767225600.5)
 
 
 async def test_list_files_failure_says_what_the_container_lacks() -> None:

@@ -144,3 +144,62 @@ def test_no_controller_is_an_environment_error_not_a_crash(
         pytest_live_lab("auto", lambda name: None),
     ):
         pass
+
+
+# `juju model-config --format json` on a model made under a CI bootstrap's model-defaults.
+MODEL_CONFIG_CI = json.dumps(
+    {
+        "automatically-retry-hooks": {"Value": False, "Source": "controller"},
+        "update-status-hook-interval": {"Value": "5m", "Source": "default"},
+        "logging-config": {"Value": "<root>=INFO", "Source": "default"},
+    }
+)
+
+
+@pytest.mark.parametrize(("juju", "driver"), [("3.6", "libjuju"), ("4.0", "jubilant")])
+@pytest.mark.parametrize("inherit", [False, True])
+async def test_a_model_it_creates_inherits_model_defaults_only_when_asked(
+    juju: str, driver: str, inherit: bool
+) -> None:
+    from test_live_lab import libjuju_model
+
+    controller = Controller(juju)
+    controller.cli.answer(("model-config", "--format", "json"), 0, MODEL_CONFIG_CI)
+    async with connect_lab(
+        None,
+        False,
+        echo=lambda _: None,
+        clock=FakeClock(),
+        cli_for=lambda name: JujuCLI(controller),
+        model_factory=libjuju_model,
+        jubilant_factory=controller.juju,
+        driver=driver,
+        juju_defaults=not inherit,
+    ) as lab:
+        assert lab.juju.driver == driver  # type: ignore[attr-defined]
+        versions = await lab.juju.versions()
+    settings = [
+        c for c in controller.cli.calls if c[0] == "model-config" and "=" in "".join(c[1:])
+    ]
+    if inherit:
+        assert settings == []  # the controller's automatically-retry-hooks=false stays
+        assert versions.model_config_from == "inherited"
+    else:
+        assert settings == [("model-config", "automatically-retry-hooks=true")]
+        assert versions.model_config_from == "juju-defaults"
+
+
+async def test_an_existing_model_is_recorded_as_such() -> None:
+    controller = Controller("4.0")
+    async with connect_lab(
+        "welcome",
+        False,
+        echo=lambda _: None,
+        clock=FakeClock(),
+        cli_for=lambda name: JujuCLI(controller),
+        model_factory=no_libjuju,
+        jubilant_factory=controller.juju,
+    ) as lab:
+        versions = await lab.juju.versions()
+    assert versions.model_config_from == "existing-model"
+    assert not [c for c in controller.cli.calls if c[0] == "model-config" and "=" in c[-1]]

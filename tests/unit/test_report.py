@@ -144,3 +144,29 @@ def test_a_live_run_shows_the_model_settings_that_shape_hooks(tmp_path: Path) ->
     assert read_bundle(tmp_path / "run").versions.model_config == tuple(sorted(settings))
     raw = json.loads((tmp_path / "run" / "bundle.json").read_text())
     assert raw["versions"]["model_config"]["automatically-retry-hooks"] == "false (controller)"
+
+
+def test_a_live_run_says_whether_the_model_inherited_the_controller_s_model_defaults(
+    tmp_path: Path,
+) -> None:
+    settings = (("automatically-retry-hooks", "false (controller)"),)
+    live = evidence(backend="live")
+    for origin, said in (
+        ("inherited", "the controller's model-defaults"),
+        ("juju-defaults", "Juju's defaults"),
+        ("existing-model", "a model it did not make"),
+    ):
+        run = replace(
+            live,
+            versions=replace(live.versions, model_config=settings, model_config_from=origin),
+        )
+        (row,) = [
+            line for line in render_report(run).splitlines() if "| Model config from |" in line
+        ]
+        assert said in row
+        folder = write_bundle(run, tmp_path / origin)
+        assert read_bundle(folder).versions.model_config_from == origin
+        raw = json.loads((folder / "bundle.json").read_text())
+        assert raw["versions"]["model_config_from"] == origin
+    # A bundle from before the field, and the twin's, say nothing of it.
+    assert "Model config from" not in render_report(evidence(backend="twin"))

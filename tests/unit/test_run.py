@@ -13,7 +13,7 @@ import json
 import sys
 import types
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from importlib import resources
 from pathlib import Path
@@ -94,8 +94,14 @@ class FakeJuju:
         return self.versions_value
 
     async def debug_log(self) -> str:
+        """The uniter's modules, as ``--include-module juju.worker.uniter ...`` gives them."""
         self.calls.append("debug_log")
-        return "\n".join(self.log)
+        return "\n".join(line for line in self.log if ".juju-log " not in line)
+
+    async def ops_log_recent(self, lines: int) -> str:
+        """The charms' juju-log lines (``--include-module unit --level DEBUG --lines N``)."""
+        kept = [line for line in self.log if ".juju-log " in line]
+        return "\n".join(kept[-lines:])
 
     async def run_action(
         self, unit: str, action: str, params: Mapping[str, object] | None = None
@@ -483,7 +489,15 @@ def test_plan_lists_deploy_then_disruption_then_collection(fakes: Fakes) -> None
 
     deploy = lines.index("juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust")
     delete = lines.index("kubectl -n m delete pod probe-0")
-    log = lines.index("juju debug-log --replay --no-tail --date --utc --level INFO")
+    log = lines.index(
+        "juju debug-log --replay --no-tail --include-module juju.worker.uniter "
+        "--include-module juju.worker.caasoperator --include-module juju.cmd "
+        "--date --utc --ms --level INFO"
+    )
+    ops = lines.index(
+        "juju debug-log --no-tail --lines N --include-module unit --date --utc --ms --level DEBUG"
+    )
+    assert log < ops
     assert deploy < delete < log
     assert any(line.startswith("# snapshot before") for line in lines[deploy:delete])
 
@@ -577,3 +591,29 @@ def test_units_without_uniter_lines_are_judged_on_ops_event_lines(
         ("probe/0", "hook", "start", "debug-log"),
     ]
     assert fakes.judged[0][3] == result.evidence.hooks
+
+
+def test_a_live_run_on_juju_s_default_logging_config_says_ops_lines_were_unavailable(
+    tmp_path: Path, fakes: Fakes
+) -> None:
+    """Juju's default logging-config drops ops' DEBUG lines: the evidence says the ops-line
+    fallback was unavailable and why, instead of a silent "no hooks"."""
+    default = Versions(
+        juju_agent="3.6.1", model_config=(("logging-config", "<root>=INFO (default)"),)
+    )
+    lab, _ = make_lab("live", versions_value=default)
+
+    result, _ = run(lab, tmp_path / "run")
+
+    (step,) = [s for s in result.evidence.steps if s.name == "collect hooks"]
+    assert "0 from ops' event lines" in step.detail
+    assert "logging-config '<root>=INFO' keeps unit.<app>/<n>.juju-log at INFO" in step.detail
+    report = (result.folder / "report.md").read_text()
+    assert "keeps unit.&lt;app>/&lt;n>.juju-log at INFO" in report  # the steps table
+    hooks_section = report.split("## Hooks: expected vs observed", 1)[1].split("\n## ", 1)[0]
+    assert "Note: ops' event lines" in hooks_section  # and where a reader looks for hooks
+    kept = replace(default, model_config=(("logging-config", "<root>=INFO;unit=DEBUG (model)"),))
+    lab, _ = make_lab("live", versions_value=kept)
+    result, _ = run(lab, tmp_path / "kept")
+    (step,) = [s for s in result.evidence.steps if s.name == "collect hooks"]
+    assert "logging-config" not in step.detail

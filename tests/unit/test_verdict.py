@@ -173,7 +173,12 @@ def test_pod_delete_as_catalogued_is_all_match_plus_the_known_bug() -> None:
     (bug,) = [f for f in findings if f.subject.startswith("LP#2021891")]
     assert bug.verdict == "known-bug"
     assert bug.source == "https://bugs.launchpad.net/juju/+bug/2021891"
-    assert count(findings) == {"match": len(findings) - 1, "deviation": 0, "known-bug": 1}
+    assert count(findings) == {
+        "match": len(findings) - 1,
+        "deviation": 0,
+        "known-bug": 1,
+        "undetermined": 0,
+    }
 
 
 def test_the_2_9_range_judges_the_same_sequence_the_same_way() -> None:
@@ -629,7 +634,7 @@ def test_no_hook_records_for_a_unit_is_a_deviation() -> None:
 
 
 def test_count_names_every_verdict() -> None:
-    assert count([]) == {"match": 0, "deviation": 0, "known-bug": 0}
+    assert count([]) == {"match": 0, "deviation": 0, "known-bug": 0, "undetermined": 0}
 
 
 # ------------------------------------------------------------------ real debug-logs

@@ -1,0 +1,101 @@
+"""A ``juju`` that hangs under one of jubilant's typed verbs is killed, never waited on forever.
+
+jubilant's typed verbs (``deploy``, ``integrate``, ``config``, ``model_config``) run
+``subprocess.run`` with no timeout (jubilant 1.0 and 1.14, ``Juju._cli``). Here the real
+``jubilant.Juju`` runs a real fake ``juju`` that never answers; the test checks the process
+table, not a mock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import stat
+import sys
+from pathlib import Path
+
+import jubilant
+import pytest
+from live_fakes import FakeClock
+from test_live_process import alive
+
+from harness.live.jubilant_port import JubilantJujuPort
+from harness.live.process import ProcessTimeout
+
+# Long enough that a test which waits for it has failed; the guard below fails it sooner.
+HANG = 120
+GUARD = 20.0
+
+
+def pid_in(pidfile: Path) -> int | None:
+    """The pid the fake wrote, once it has (a tiny file: read without a thread)."""
+    text = pidfile.read_text() if pidfile.exists() else ""
+    return int(text) if text else None
+
+
+def hanging_juju(folder: Path, pidfile: Path) -> Path:
+    """A ``juju`` that records its pid and answers nothing, as a controller half up does."""
+    script = folder / "juju"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import os, time\n"
+        f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        f"time.sleep({HANG})\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+@pytest.fixture
+def pidfile(tmp_path: Path) -> object:
+    path = tmp_path / "pid"
+    yield path
+    if path.exists():
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            os.kill(int(path.read_text()), signal.SIGKILL)
+
+
+async def test_a_typed_verb_whose_juju_hangs_is_killed_and_named(
+    tmp_path: Path, pidfile: Path
+) -> None:
+    juju = jubilant.Juju(model="lab", cli_binary=hanging_juju(tmp_path, pidfile))
+    port = JubilantJujuPort(juju, clock=FakeClock(), call_timeout=1.0)
+
+    with pytest.raises(ProcessTimeout, match=r"`.*integrate.*` did not finish within 1s"):
+        await asyncio.wait_for(port.integrate("router:database", "mysql:database"), GUARD)
+
+    pid = pid_in(pidfile)
+    assert pid is not None, "the fake juju never started"
+    assert not alive(pid), "the hung juju is still running"
+
+
+async def test_a_cancelled_typed_verb_leaves_no_juju_behind(tmp_path: Path, pidfile: Path) -> None:
+    juju = jubilant.Juju(model="lab", cli_binary=hanging_juju(tmp_path, pidfile))
+    port = JubilantJujuPort(juju, clock=FakeClock(), call_timeout=HANG)
+    call = asyncio.ensure_future(port.set_config("router", {"probe": "1"}))
+    # Wait on the named condition (the juju process exists), not a fixed time.
+    for _ in range(int(GUARD / 0.05)):
+        if pid_in(pidfile) is not None:
+            break
+        await asyncio.sleep(0.05)
+    call.cancel()  # what a Ctrl-C does to the running step
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(call, GUARD)
+
+    pid = pid_in(pidfile)
+    assert pid is not None, "the fake juju never started"
+    assert not alive(pid), "the juju of a cancelled call is still running"
+
+
+async def test_a_failing_typed_verb_still_says_what_juju_said(tmp_path: Path) -> None:
+    script = tmp_path / "juju"
+    script.write_text("#!/bin/sh\necho 'ERROR application \"nope\" not found' >&2\nexit 1\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    port = JubilantJujuPort(
+        jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=5.0
+    )
+    with pytest.raises(Exception, match="not found") as raised:
+        await port.integrate("nope:db", "mysql:database")
+    assert type(raised.value).__name__ == "JujuCLIError"
