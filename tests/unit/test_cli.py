@@ -925,3 +925,28 @@ def test_dry_run_plans_every_scenario(
     commands = [line for line in lines[disrupt + 1 : read_log] if not line.startswith("#")]
     assert commands  # the disruption's own commands, between the snapshots
     assert "juju relate probe:database mysql-router-k8s:database" in lines
+
+
+def test_timeline_json_keeps_awkward_error_text_exact(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The JSON is assembled per record, not dumped: quotes, backslashes, control characters,
+    # non-ASCII and the very text that separates two objects must survive exactly.
+    error = 'exit "1" \\ C:\\x\ttab \x01 é \u2028 }, {"hook": "x"} </script>'
+    log = tmp_path / "awkward.log"
+    log.write_text(
+        f'unit-a-0: 10:00:00 ERROR juju.worker.uniter.operation hook "start" failed: {error}\n'
+        'unit-a-0: 10:00:01 INFO juju.worker.uniter.operation ran "stop" hook\n',
+        "utf-8",
+    )
+
+    code, out, _ = repro(capsys, "timeline", str(log), "--format", "json")
+
+    assert code == 0
+    assert json.loads(out) == [
+        {"unit": "a/0", "time": "10:00:00", "kind": "hook", "source": "debug-log",
+         "hook": "start", "outcome": "failed", "detail": error},
+        {"unit": "a/0", "time": "10:00:01", "kind": "hook", "source": "debug-log",
+         "hook": "stop", "outcome": "ok"},
+    ]  # fmt: skip
+    assert out.count("\n") == 4  # "[", one object a line, "]" (U+2028 stays as it is)
