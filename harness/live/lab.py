@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-from harness.errors import EnvironmentUnavailable, HarnessError, WaitTimeout
+from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
 from harness.live.clock import RealClock
 from harness.live.cluster_port import LiveClusterPort
 from harness.live.drivers import choose_driver
@@ -25,7 +25,7 @@ from harness.live.drivers import controller_version as detect_controller_version
 from harness.live.juju_cli import JujuCLI, OpsTestJuju, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, connection_open
 from harness.live.microk8s import MicroK8sNode
-from harness.live.process import ProcessRunner, run_process
+from harness.live.process import ProcessRunner, ProcessTimeout, run_process
 from harness.ports import Clock, Lab
 from harness.preflight import live_prerequisites_missing
 from harness.waiting import wait_for
@@ -305,15 +305,26 @@ async def connect_lab(
     chosen = choose_driver(driver, details.get("agent-version") or await root.version())
     existing = await root.models()
     name = model or new_model_name()
+    # `juju models` lists short names; a user may give `owner/model` or `controller:model`.
+    short = name.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+    if short not in existing and short != name:
+        raise UnknownName(
+            f"no model {name} on the current controller (models: {', '.join(existing) or 'none'})",
+            "name an existing model, or give a plain name for a model the harness creates",
+        )
     created = False
     libjuju: Any = None
     lab: Lab | None = None
     try:
-        if name not in existing:
-            # Marked before the call: a timed-out add-model may still have made it.
+        if short not in existing:
+            try:
+                await root.add_model(name)
+            except ProcessTimeout:
+                created = True  # it may have made the model: destroy what it may have made
+                raise
+            # Only now is it ours: a model another made meanwhile ("already exists") is not.
             created = True
-            await root.add_model(name)
-        echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {name})")
+        echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {short})")
         juju: LiveJujuPort
         if chosen == "jubilant":
             from harness.live.jubilant_port import JubilantJujuPort
@@ -327,7 +338,7 @@ async def connect_lab(
         lab = Lab(
             backend="live",
             juju=juju,
-            cluster=LiveClusterPort(name),
+            cluster=LiveClusterPort(short),
             node=MicroK8sNode(clock=clock),
             clock=clock,
         )

@@ -22,7 +22,7 @@ from pytest_operator.plugin import OpsTest
 import harness.live.controller as controller_module
 from harness.disrupt.base import Target
 from harness.disrupt.node_restart import NodeRestart
-from harness.errors import EnvironmentUnavailable
+from harness.errors import EnvironmentUnavailable, HarnessError
 from harness.live.juju_cli import JujuCLI
 from harness.live.juju_port import LiveJujuPort
 from harness.live.lab import (
@@ -447,3 +447,82 @@ def test_controller_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(controller_module.shutil, "which", lambda _: None)
     assert controller_reachable() is False
+
+
+class StrictController(Controller):
+    """Refuses add-model as Juju does: a qualified name is no model name; a name taken is."""
+
+    def cli_for(self, name: str | None) -> JujuCLI:
+        cli = super().cli_for(name)
+        inner = cli.runner
+        controller = self
+
+        async def strict(args: Any, timeout: float | None) -> tuple[int, str, str]:
+            if args[0] == "add-model":
+                inner.calls.append(tuple(args))
+                if "/" in args[1] or ":" in args[1]:
+                    return (
+                        1,
+                        "",
+                        f'ERROR "{args[1]}" is not a valid name: model names may only contain'
+                        " lowercase letters, digits and hyphens\n",
+                    )
+                if args[1] in controller.models or args[1] in controller.hidden:
+                    return (
+                        1,
+                        "",
+                        f'ERROR failed to create new model: model "{args[1]}" for admin'
+                        " already exists (already exists)\n",
+                    )
+            return await inner(args, timeout)
+
+        strict.calls = inner.calls  # type: ignore[attr-defined]
+        return JujuCLI(strict)
+
+    hidden: tuple[str, ...] = ()
+
+
+def connect_to(controller: Controller, model: str | None, lines: list[str], libjuju: Any) -> Any:
+    return connect_lab(
+        model,
+        False,
+        echo=lines.append,
+        clock=FakeClock(),
+        cli_for=controller.cli_for,
+        model_factory=lambda: libjuju,
+    )
+
+
+@pytest.mark.parametrize("given", ["admin/welcome", "lab:admin/welcome", "lab:welcome"])
+async def test_a_qualified_name_of_an_existing_model_is_used_never_destroyed(given: str) -> None:
+    controller = StrictController()
+    model = libjuju_model()
+    lines: list[str] = []
+    async with connect_to(controller, given, lines, model) as lab:
+        assert lab.cluster.namespace == "welcome"
+        model.connect.assert_awaited_once_with(given)
+    verbs = [c[0] for c in controller.calls(None)]
+    assert "add-model" not in verbs
+    assert "destroy-model" not in verbs
+    assert controller.models == ["welcome"]
+
+
+async def test_a_model_that_appears_meanwhile_is_not_destroyed_as_if_made_here() -> None:
+    controller = StrictController()
+    controller.hidden = ("racing",)  # made by someone else after `juju models` answered
+    lines: list[str] = []
+    with pytest.raises(HarnessError, match="already exists"):
+        async with connect_to(controller, "racing", lines, libjuju_model()):
+            pass
+    assert "destroy-model" not in [c[0] for c in controller.calls(None)]
+
+
+async def test_a_qualified_name_that_does_not_exist_is_refused_before_anything_is_made() -> None:
+    controller = StrictController()
+    with pytest.raises(HarnessError, match=r"no model admin/nope .* plain name") as raised:
+        async with connect_to(controller, "admin/nope", [], libjuju_model()):
+            pass
+    assert "\n" not in str(raised.value)
+    verbs = [c[0] for c in controller.calls(None)]
+    assert "add-model" not in verbs
+    assert "destroy-model" not in verbs
