@@ -19,10 +19,10 @@ started when the deadline passes or the call is cancelled.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import os
+import shutil
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
@@ -37,6 +37,7 @@ from harness.ports import AppSpec, Clock
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+POLL = 0.2  # seconds between looks for a juju the call started after its deadline
 
 
 def cli_for_jubilant(juju: jubilant.Juju) -> JujuCLI:
@@ -52,6 +53,12 @@ class _NoLibjuju:
             f"the jubilant driver has no libjuju Model (Model.{name} was used): "
             "JubilantJujuPort must override the method that used it"
         )
+
+
+def _is_snap(binary: str) -> bool:
+    """Whether ``binary`` is the juju snap, as jubilant tells (``/snap/`` on its path)."""
+    found = shutil.which(binary) or binary
+    return "/snap/" in found
 
 
 def short_model_name(model: str | None) -> str:
@@ -125,16 +132,42 @@ class JubilantJujuPort(LiveJujuPort):
             raise
 
     async def _stop(self, work: asyncio.Future[Any], before: set[int]) -> tuple[str, ...]:
-        """Kill the ``juju`` started since ``before``; let the thread see it end."""
-        started = {
-            pid: argv for pid, argv in running_children(self._ours).items() if pid not in before
-        }
-        kill_pids(sorted(started))
-        if started:
-            log.warning("killed `%s`: it did not answer", " ".join(next(iter(started.values()))))
-        with contextlib.suppress(Exception, asyncio.TimeoutError, asyncio.CancelledError):
-            await asyncio.wait_for(work, KILL_WAIT)
-        return next(iter(started.values()), ())
+        """Until the call's thread ends (at most ``KILL_WAIT``), kill each ``juju`` it starts.
+
+        A ``juju`` may start after the deadline (jubilant copies a local charm first), so
+        this looks again until the thread is done. A signal meanwhile is not swallowed: it
+        is raised once no ``juju`` of this call is left.
+        """
+        killed: list[tuple[str, ...]] = []
+
+        def kill_new() -> None:
+            started = running_children(self._ours)
+            for pid, argv in sorted(started.items()):
+                if pid not in before:
+                    before.add(pid)
+                    kill_pids([pid])
+                    killed.append(argv)
+                    log.warning("killed `%s`: it did not answer in time", " ".join(argv))
+
+        loop = asyncio.get_running_loop()
+        until = loop.time() + KILL_WAIT
+        signalled = False
+        while not work.done() and loop.time() < until:
+            kill_new()
+            try:
+                await asyncio.wait_for(asyncio.shield(work), min(POLL, until - loop.time()))
+            except asyncio.CancelledError:
+                signalled = True  # a signal: honoured once no juju of this call is left
+            except (Exception, asyncio.TimeoutError):
+                pass  # its own error (the killed juju's CLIError) is the caller's to replace
+        kill_new()
+        if work.done() and not work.cancelled():
+            work.exception()  # retrieved here: the caller raises its own error
+        elif not work.done():
+            log.warning("the jubilant call still runs after %.0fs; it is left", KILL_WAIT)
+        if signalled:
+            raise asyncio.CancelledError
+        return killed[0] if killed else ()
 
     # Lifecycle through jubilant's typed verbs.
 
@@ -148,6 +181,15 @@ class JubilantJujuPort(LiveJujuPort):
             # upgrade-your-juju-deployment-from-36-to-40.md): say so before it fails.
             raise HarnessError(
                 f"Juju 4 deploys only a packed charm, and {spec.charm} is a directory",
+                "run `charmcraft pack` in it and deploy the .charm file it makes",
+            )
+        if is_dir and _is_snap(self.juju.cli_binary):
+            # A snap juju cannot read /tmp, so jubilant copies a local charm into
+            # ~/snap/juju/common as one file (jubilant 1.14 Juju._deploy_tempdir,
+            # shutil.copy), which a directory breaks.
+            raise HarnessError(
+                f"the jubilant driver with a snap juju deploys only a packed charm,"
+                f" and {spec.charm} is a directory",
                 "run `charmcraft pack` in it and deploy the .charm file it makes",
             )
         # jubilant reads a charm as a local file only when it starts with "/" or ".".

@@ -13,7 +13,9 @@ import contextlib
 import os
 import signal
 import stat
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import jubilant
@@ -21,8 +23,10 @@ import pytest
 from live_fakes import FakeClock
 from test_live_process import alive
 
+from harness.errors import HarnessError
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.process import ProcessTimeout
+from harness.ports import AppSpec
 
 # Long enough that a test which waits for it has failed; the guard below fails it sooner.
 HANG = 120
@@ -99,3 +103,86 @@ async def test_a_failing_typed_verb_still_says_what_juju_said(tmp_path: Path) ->
     with pytest.raises(Exception, match="not found") as raised:
         await port.integrate("nope:db", "mysql:database")
     assert type(raised.value).__name__ == "JujuCLIError"
+
+
+async def test_a_charm_directory_is_refused_where_jubilant_would_copy_it_as_a_file(
+    tmp_path: Path,
+) -> None:
+    # A snap `juju` cannot read /tmp, so jubilant (1.14, Juju._deploy_tempdir) copies a
+    # local charm into ~/snap/juju/common with shutil.copy, which a directory breaks.
+    snap_bin = tmp_path / "snap" / "bin"
+    snap_bin.mkdir(parents=True)
+    script = snap_bin / "juju"
+    script.write_text("#!/bin/sh\necho 3.6.1-genericlinux-amd64\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    charm_dir = tmp_path / "mycharm"
+    charm_dir.mkdir()
+    port = JubilantJujuPort(
+        jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=5.0
+    )
+    port._logging_checked = True  # the model's logging-config is not what this is about
+    with pytest.raises(HarnessError, match=r"packed charm.*charmcraft pack") as raised:
+        await port.deploy(AppSpec("mine", str(charm_dir)))
+    assert "\n" not in str(raised.value)
+
+
+def start_juju_later(script: Path, delay: float) -> object:
+    """A call that does its own work first, then starts ``juju`` (as jubilant's deploy
+    copies a charm before it runs juju)."""
+
+    def call() -> str:
+        time.sleep(delay)
+        done = subprocess.run(
+            [str(script), "deploy", "--model", "lab", "./x.charm"],
+            capture_output=True,
+            check=False,
+        )
+        return str(done.returncode)
+
+    return call
+
+
+async def test_a_juju_started_after_the_deadline_is_killed_too(
+    tmp_path: Path, pidfile: Path
+) -> None:
+    script = hanging_juju(tmp_path, pidfile)
+    port = JubilantJujuPort(
+        jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=0.2
+    )
+    with pytest.raises(ProcessTimeout, match="deploy --model lab"):
+        await asyncio.wait_for(port._call(start_juju_later(script, 1.0)), GUARD)
+    pid = pid_in(pidfile)
+    assert pid is not None, "the late juju never started"
+    assert not alive(pid), "the juju started after the deadline is still running"
+
+
+async def test_a_signal_while_a_late_juju_is_awaited_still_stops_the_run(
+    tmp_path: Path, pidfile: Path
+) -> None:
+    script = hanging_juju(tmp_path, pidfile)
+    port = JubilantJujuPort(
+        jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=0.2
+    )
+    call = asyncio.ensure_future(port._call(start_juju_later(script, 1.0)))
+    # Past the deadline, the call is waiting for its thread's juju: a Ctrl-C arrives.
+    for _ in range(int(GUARD / 0.05)):
+        if port_is_stopping(call):
+            break
+        await asyncio.sleep(0.05)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(call, GUARD)
+    pid = pid_in(pidfile)
+    assert pid is not None, "the late juju never started"
+    assert not alive(pid), "the juju started while the signal waited is still running"
+
+
+def port_is_stopping(call: asyncio.Future[object]) -> bool:
+    """Whether the call has reached ``_stop`` (its coroutine is awaiting there)."""
+    frame = getattr(call, "get_coro", lambda: None)()
+    while frame is not None:
+        code = getattr(frame, "cr_code", None)
+        if code is not None and code.co_name == "_stop":
+            return True
+        frame = getattr(frame, "cr_await", None)
+    return False

@@ -499,17 +499,25 @@ async def test_show_unit_as_juju_405_printed_it_reads_every_bag_as_the_units_own
     assert unit_bag.data == {"ingress-address": "10.152.183.148"}
 
 
-@pytest.mark.parametrize(("juju", "refused"), [("4.0", True), ("3.6", False)])
+@pytest.mark.parametrize(
+    ("juju", "binary", "refused"),
+    [
+        ("4.0", "/usr/local/bin/juju", "Juju 4 deploys only a packed charm"),
+        ("3.6", "/snap/bin/juju", "with a snap juju deploys only a packed charm"),
+        ("3.6", "/usr/local/bin/juju", ""),
+    ],
+)
 async def test_juju_4_is_not_asked_to_deploy_a_charm_directory(
-    tmp_path: Path, juju: str, refused: bool
+    tmp_path: Path, juju: str, binary: str, refused: str
 ) -> None:
     from harness.errors import HarnessError
 
     driven = _jubilant(juju)
+    driven.library.cli_binary = binary
     driven.model_config["logging-config"] = "<root>=INFO"
     spec = AppSpec("probe", str(tmp_path))
     if refused:
-        with pytest.raises(HarnessError, match=r"Juju 4 deploys only a packed charm.*charmcraft"):
+        with pytest.raises(HarnessError, match=rf"{refused}.*charmcraft"):
             await driven.port.deploy(spec)
         driven.library.deploy.assert_not_called()
     else:
