@@ -62,5 +62,6 @@ class Versions:
     model_config: tuple[tuple[str, str], ...] = ()
     # Where those settings came from (live): "juju-defaults" (a model the harness made, set
     # to Juju's defaults), "inherited" (a model it made that kept the controller's
-    # model-defaults: --inherit-model-config) or "existing-model" (a model it did not make).
+    # model-defaults: --inherit-model-config), "existing-model" (a model it did not make) or
+    # "juju-defaults-except-user" (made, Juju's defaults except keys the user's config set).
     model_config_from: str | None = None

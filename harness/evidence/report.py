@@ -34,6 +34,8 @@ CONFIG_FROM = {
     "inherited": "the controller's model-defaults: the harness made this model and kept "
     "them (--inherit-model-config)",
     "existing-model": "the model's own: the harness used a model it did not make",
+    "juju-defaults-except-user": "Juju's defaults, except the keys the user's own model "
+    "config (pytest-operator --model-config) set: the harness made this model and kept those",
 }
 
 SIMULATED_BANNER = (

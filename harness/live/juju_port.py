@@ -62,13 +62,23 @@ JUJU_DEFAULTS = {"automatically-retry-hooks": "true", "update-status-hook-interv
 CONFIG_JUJU_DEFAULTS = "juju-defaults"  # the harness made the model and set Juju's defaults
 CONFIG_INHERITED = "inherited"  # it made the model and kept the controller's model-defaults
 CONFIG_EXISTING = "existing-model"  # someone else's model: its settings as found
+# it made the model and set Juju's defaults, except keys the user's model config set
+CONFIG_JUJU_DEFAULTS_EXCEPT_USER = "juju-defaults-except-user"
 
 
-def config_origin(created: bool, juju_defaults: bool) -> str:
+def config_origin(
+    created: bool, juju_defaults: bool, user_set: frozenset[str] = frozenset()
+) -> str:
     """How a model's hook settings were arrived at (the harness created it or not)."""
     if not created:
         return CONFIG_EXISTING
-    return CONFIG_JUJU_DEFAULTS if juju_defaults else CONFIG_INHERITED
+    if not juju_defaults:
+        return CONFIG_INHERITED
+    return (
+        CONFIG_JUJU_DEFAULTS_EXCEPT_USER
+        if user_set & JUJU_DEFAULTS.keys()
+        else CONFIG_JUJU_DEFAULTS
+    )
 
 
 _parse_logging_config = parse_logging_config
@@ -185,6 +195,7 @@ class LiveJujuPort:
         self._controller = controller
         # A model the harness made for itself: its hook settings are set to Juju's defaults.
         self.own_model = False
+        self.user_set: frozenset[str] = frozenset()
         self.config_from = CONFIG_EXISTING  # recorded in the evidence (see config_origin)
         self._logging_change: tuple[str, str] | None = None  # (original, ours)
         self._logging_checked = False
@@ -416,11 +427,18 @@ class LiveJujuPort:
             found.append((key, f"{value} ({source})" if source else value))
         return tuple(found)
 
-    def adopt(self, *, created: bool, juju_defaults: bool) -> None:
+    def adopt(
+        self, *, created: bool, juju_defaults: bool, user_set: frozenset[str] = frozenset()
+    ) -> None:
         """Say whether the harness created this model and whether it keeps Juju's defaults
-        there (True) or the controller's model-defaults (``--inherit-model-config``)."""
+        there (True) or the controller's model-defaults (``--inherit-model-config``).
+
+        ``user_set``: keys the user's own model config gave the model (pytest-operator's
+        ``--model-config``); those are what the user asked for, and are kept.
+        """
         self.own_model = created and juju_defaults
-        self.config_from = config_origin(created, juju_defaults)
+        self.user_set = user_set
+        self.config_from = config_origin(created, juju_defaults, user_set)
 
     async def use_juju_defaults(self) -> dict[str, str]:
         """Set JUJU_DEFAULTS where the model differs (controller model-defaults); the changes."""
@@ -428,7 +446,7 @@ class LiveJujuPort:
         changes = {
             key: value
             for key, value in JUJU_DEFAULTS.items()
-            if config.get(key, ("", ""))[0] != value
+            if config.get(key, ("", ""))[0] != value and key not in self.user_set
         }
         if changes:
             await self.cli.run("model-config", *(f"{k}={v}" for k, v in changes.items()))

@@ -213,13 +213,17 @@ def pytest_live_lab(
         lab,
         created=getattr(ops_test, "_init_model_name", "") is None,
         juju_defaults=juju_defaults,
+        # pytest-operator's --model-config: what the user asked of the model it made.
+        user_set=frozenset(getattr(ops_test, "model_config", None) or ()),
     )
     yield lab
 
 
-def _own(lab: Lab, *, created: bool, juju_defaults: bool) -> None:
+def _own(
+    lab: Lab, *, created: bool, juju_defaults: bool, user_set: frozenset[str] = frozenset()
+) -> None:
     if isinstance(lab.juju, LiveJujuPort):
-        lab.juju.adopt(created=created, juju_defaults=juju_defaults)
+        lab.juju.adopt(created=created, juju_defaults=juju_defaults, user_set=user_set)
 
 
 async def open_lab(lab: Lab) -> None:

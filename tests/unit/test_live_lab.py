@@ -20,6 +20,7 @@ from live_fakes import FakeClock, FakeJujuRunner, FakeNode
 from pytest_operator.plugin import OpsTest
 
 import harness.live.controller as controller_module
+import harness.live.lab as lab_module
 from harness.disrupt.base import Target
 from harness.disrupt.node_restart import NodeRestart
 from harness.errors import EnvironmentUnavailable, HarnessError
@@ -31,6 +32,7 @@ from harness.live.lab import (
     controller_reachable,
     lab_from_ops_test,
     open_lab,
+    pytest_live_lab,
 )
 from harness.live.process import Completed
 
@@ -526,3 +528,34 @@ async def test_a_qualified_name_that_does_not_exist_is_refused_before_anything_i
     verbs = [c[0] for c in controller.calls(None)]
     assert "add-model" not in verbs
     assert "destroy-model" not in verbs
+
+
+async def test_keys_the_users_model_config_file_sets_are_kept_and_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # pytest-operator --model-config sets update-status-hook-interval on the model it makes;
+    # the harness sets Juju's default for the other key only, and the evidence says so.
+    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
+    ops_test = ops_test_mock()
+    ops_test._init_model_name = None  # pytest-operator made the model
+    ops_test.model_config = {"update-status-hook-interval": "10s"}
+    runner = FakeJujuRunner()
+    runner.answer(
+        ("model-config",),
+        0,
+        json.dumps(
+            {
+                "automatically-retry-hooks": {"Value": False, "Source": "controller"},
+                "update-status-hook-interval": {"Value": "10s", "Source": "model"},
+            }
+        ),
+    )
+    monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
+    with pytest_live_lab(
+        "libjuju", {"ops_test": ops_test, "juju": None}.get, controller_version=lambda: "3.6.1"
+    ) as lab:
+        await open_lab(lab)
+        versions = await lab.juju.versions()
+    sets = [c for c in runner.calls if c[0] == "model-config" and "=" in c[-1]]
+    assert sets == [("model-config", "automatically-retry-hooks=true")]
+    assert versions.model_config_from == "juju-defaults-except-user"
