@@ -12,6 +12,9 @@ from typing import Any, Literal
 
 ABSENT = "absent"
 DIRECTORY = "dir"
+# The observer could not list the path (no `find`, no `sh`, a container that never
+# answered): whether it exists is unknown, and FileState.reason says why.
+UNLISTED = "unlisted"
 
 Outcome = Literal["ok", "failed", "terminated", "skipped", "not-run"]
 HookSource = Literal["debug-log", "journal", "twin", "ops-log"]
@@ -51,7 +54,8 @@ class PodIdentity:
 
 @dataclass(frozen=True)
 class FileState:
-    """One path in one container of one unit: ``sha256:<hex>``, ``dir`` or ``absent``.
+    """One path in one container of one unit: ``sha256:<hex>``, ``dir``, ``absent`` or
+    ``unlisted`` (``reason`` then says why it could not be listed).
 
     The metadata (None where the observer could not read it) tells a file that survived
     from one written again: ``size`` in bytes; ``mtime``, ``ctime`` and ``birth`` as epoch
@@ -70,6 +74,7 @@ class FileState:
     inode: int | None = None
     birth: float | None = None
     clock: float | None = None
+    reason: str | None = None
 
     @property
     def exists(self) -> bool:

@@ -33,6 +33,7 @@ from harness.findings import Finding, Verdict
 from harness.observations import (
     ABSENT,
     DIRECTORY,
+    UNLISTED,
     Databag,
     FileState,
     HookRecord,
@@ -623,6 +624,20 @@ def _file_findings(
         expected = f"{'survives' if survive else 'lost'} ({layer}{scope_note})"
         old, new = was.get((unit, container, path)), now.get((unit, container, path))
         detail = ""
+        not_listed = _not_listed(before, after, unit, container, path, removed=unit in removed)
+        if not_listed is not None:
+            findings.append(
+                Finding(
+                    check="file",
+                    subject=f"{unit} {container}:{path}",
+                    expected=expected,
+                    observed=not_listed,
+                    verdict="undetermined",
+                    source=expectation.source_for("file"),
+                    detail="the container could not be listed: survival could not be tested",
+                )
+            )
+            continue
         if (container, path) in charm_written:
             findings.append(
                 _watched_finding(
@@ -672,6 +687,34 @@ def _file_findings(
             )
         )
     return findings
+
+
+def _unlisted_reason(snapshot: Snapshot, unit: str, container: str, path: str) -> str | None:
+    """Why ``path`` (or a watched folder holding it) could not be listed, if it was not."""
+    for state in snapshot.files:
+        if state.digest != UNLISTED or (state.unit, state.container) != (unit, container):
+            continue
+        if path == state.path or path.startswith(state.path.rstrip("/") + "/"):
+            return state.reason or "no reason given"
+    return None
+
+
+def _not_listed(
+    before: Snapshot, after: Snapshot, unit: str, container: str, path: str, *, removed: bool
+) -> str | None:
+    """What was observed when a listing failed: neither absent nor missing after, unknown."""
+    key = (unit, container, path)
+    old = next((f for f in before.files if (f.unit, f.container, f.path) == key), None)
+    new = next((f for f in after.files if (f.unit, f.container, f.path) == key), None)
+    if old is None or old.digest == UNLISTED:
+        why = _unlisted_reason(before, unit, container, path)
+        if why is not None:
+            return f"not listed before the disruption ({why}); survival undetermined"
+    if not removed and (new is None or new.digest == UNLISTED):
+        why = _unlisted_reason(after, unit, container, path)
+        if why is not None:
+            return f"not listed after the disruption ({why}); survival undetermined"
+    return None
 
 
 def _short(digest: str) -> str:

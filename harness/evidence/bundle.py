@@ -234,7 +234,7 @@ def _databag_order(b: Databag) -> tuple[str, str, str, str, str]:
     return (*b.key, b.scope)
 
 
-FILE_METADATA = ("size", "mtime", "ctime", "inode", "birth", "clock")
+FILE_METADATA = ("size", "mtime", "ctime", "inode", "birth", "clock", "reason")
 
 
 def _file_json(f: FileState) -> dict[str, Any]:
@@ -270,6 +270,7 @@ def _file_from(f: Mapping[str, Any]) -> FileState:
         inode=whole("inode"),
         birth=number("birth"),
         clock=number("clock"),
+        reason=None if f.get("reason") is None else str(f["reason"]),
     )
 
 

@@ -16,6 +16,7 @@ from harness.file_survival import changes, unchanged
 from harness.findings import Finding
 from harness.observations import (
     ABSENT,
+    UNLISTED,
     Databag,
     FileState,
     HookRecord,
@@ -243,14 +244,15 @@ def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
     same = 0
     for key in sorted(old.keys() | new.keys()):
         a, b = old.get(key), new.get(key)
-        if a is not None and b is not None and unchanged(a, b):
+        listed = UNLISTED not in (a and a.digest, b and b.digest)
+        if a is not None and b is not None and listed and unchanged(a, b):
             same += 1
             continue
-        after_text = _short_digest(b.digest if b else ABSENT)
-        if a is not None and b is not None and a.digest == b.digest:
+        after_text = _state_text(b)
+        if a is not None and b is not None and a.digest == b.digest and b.reason is None:
             # Same content, other metadata: written again (see harness.file_survival).
             after_text += " (same content; " + ", ".join(changes(a, b)) + ")"
-        rows.append((*key, _short_digest(a.digest if a else ABSENT), after_text))
+        rows.append((*key, _state_text(a), after_text))
     lines = ["", "## Files", ""]
     if rows:
         lines += _table(("Unit", "Container", "Path", "Before", "After"), rows)
@@ -262,6 +264,15 @@ def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
             "container's own clock (bundle.json has each file's metadata)."
         )
     return lines
+
+
+def _state_text(state: FileState | None) -> str:
+    """The digest as a person reads it; a path that could not be listed says why."""
+    if state is None:
+        return ABSENT
+    if state.reason is not None:
+        return f"{_short_digest(state.digest)} ({state.reason})"
+    return _short_digest(state.digest)
 
 
 def _short_digest(digest: str) -> str:

@@ -20,7 +20,7 @@ import yaml
 from harness.catalogue import normal_signal
 from harness.errors import EnvironmentUnavailable, HarnessError
 from harness.live.parse import pod_identity, unit_for_pod
-from harness.observations import ABSENT, DIRECTORY, FileState, PodIdentity
+from harness.observations import ABSENT, DIRECTORY, UNLISTED, FileState, PodIdentity
 from harness.ports import ExecResult
 
 log = logging.getLogger(__name__)
@@ -28,12 +28,14 @@ log = logging.getLogger(__name__)
 APP_LABELS = ("app.kubernetes.io/name", "juju-app")
 UNIT_ANNOTATION = "unit.juju.is/id"
 EXEC_TIMEOUT = 120.0
+ERROR_CHANNEL = 3  # kubernetes.stream.ws_client.ERROR_CHANNEL: the exec's Status
 # Every API call is bounded: an API server that is still starting can accept a connection
 # and never answer, and a call in a thread cannot be cancelled from the event loop.
 REQUEST_TIMEOUT = 60.0
 
 # One exec lists every path: "C<TAB>clock" first (the container's own clock), then
-# "F<TAB>sha256<TAB>meta<TAB>path", "D<TAB>meta<TAB>path", "A<TAB>path" (absent).
+# "F<TAB>sha256<TAB>meta<TAB>path", "D<TAB>meta<TAB>path", "A<TAB>path" (absent) and
+# "U<TAB>reason<TAB>path" (could not be listed: no `find`, `find` failed, unreadable).
 # POSIX sh, `find`, `sha256sum`, `stat` and `date` only, so it runs on busybox and coreutils
 # images alike; the digest comes from stdin so file names never need parsing out of
 # sha256sum's output. "meta" is "size mtime ctime inode birth" as `stat -L` gives them (GNU:
@@ -61,13 +63,25 @@ meta() {
 entry() {
   if [ -d "$1" ]; then printf 'D\t%s\t%s\n' "$(meta "$1")" "$1"
   elif [ -f "$1" ]; then
-    h=$(sha256sum < "$1" 2>/dev/null) || { printf 'U\t%s\n' "$1"; return; }
+    h=$(sha256sum < "$1" 2>/dev/null) || { printf 'U\tunreadable\t%s\n' "$1"; return; }
     printf 'F\t%s\t%s\t%s\n' "${h%% *}" "$(meta "$1")" "$1"
   fi
 }
+stop=$(printf '\001')
 for p in "$@"; do
   if [ -d "$p" ]; then
-    find "$p" 2>/dev/null | while IFS= read -r f; do entry "$f"; done
+    # Without findutils (chiseled rocks) the shell's "not found" would vanish with find's
+    # stderr: say so per path, and mark a find that failed part-way.
+    if ! command -v find >/dev/null 2>&1; then
+      printf 'U\tno find in the container\t%s\n' "$p"
+      continue
+    fi
+    { find "$p" 2>/dev/null || printf '%s%s\n' "$stop" "$?"; } | while IFS= read -r f; do
+      case "$f" in
+        "$stop"*) printf 'U\tfind exited %s: listed in part\t%s\n' "${f#"$stop"}" "$p" ;;
+        *) entry "$f" ;;
+      esac
+    done
   elif [ -e "$p" ]; then entry "$p"
   else printf 'A\t%s\n' "$p"
   fi
@@ -81,6 +95,20 @@ WRITE_FILE_SCRIPT = 'mkdir -p "$(dirname "$1")" && printf "%s" "$2" > "$1"'
 # init handles them, so `kill -9 1` does nothing; pebble handles SIGTERM (it exits, and the
 # kubelet restarts the container), so SIGTERM it is. The caller checks the restart count.
 KILL_PID1 = ("sh", "-c", "kill -TERM 1")
+
+
+def status_message(text: str) -> str:
+    """Kubernetes' own words from an exec's error channel (a metav1.Status): its
+    ``message`` and ``reason``; the raw text when it is not a Status."""
+    try:
+        status = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text.strip()
+    if not isinstance(status, dict):
+        return text.strip()
+    message, reason = status.get("message"), status.get("reason")
+    words = [str(w) for w in (message, reason and f"({reason})") if w]
+    return " ".join(words) or text.strip()
 
 
 def unit_of_pod(pod_name: str) -> str:
@@ -112,7 +140,7 @@ def parse_meta(text: str) -> dict[str, Any]:
 
 
 def parse_listing(unit: str, container: str, stdout: str) -> tuple[FileState, ...]:
-    files: list[FileState] = []
+    files: dict[str, FileState] = {}
     clock: float | None = None
     for line in stdout.splitlines():
         kind, _, rest = line.partition("\t")
@@ -120,21 +148,23 @@ def parse_listing(unit: str, container: str, stdout: str) -> tuple[FileState, ..
             clock = _number(rest)
         elif kind == "F":
             digest, meta, path = [*rest.split("\t", 2), "", ""][:3]
-            files.append(
-                FileState(
-                    unit, container, path, f"sha256:{digest}", clock=clock, **parse_meta(meta)
-                )
+            files[path] = FileState(
+                unit, container, path, f"sha256:{digest}", clock=clock, **parse_meta(meta)
             )
         elif kind == "D":
             meta, _, path = rest.partition("\t")
-            files.append(
-                FileState(unit, container, path, DIRECTORY, clock=clock, **parse_meta(meta))
+            files[path] = FileState(
+                unit, container, path, DIRECTORY, clock=clock, **parse_meta(meta)
             )
         elif kind == "A":
-            files.append(FileState(unit, container, rest, ABSENT, clock=clock))
+            files[rest] = FileState(unit, container, rest, ABSENT, clock=clock)
         elif kind == "U":
-            log.warning("%s %s:%s is not readable; left out", unit, container, rest)
-    return tuple(files)
+            # Comes after what was listed of the path (a find that failed part-way): it wins.
+            reason, _, path = rest.partition("\t")
+            log.warning("%s %s:%s could not be listed: %s", unit, container, path, reason)
+            files.pop(path, None)
+            files[path] = FileState(unit, container, path, UNLISTED, clock=clock, reason=reason)
+    return tuple(files.values())
 
 
 @dataclass(frozen=True)
@@ -285,13 +315,16 @@ class LiveClusterPort:
             # The container died under us (that was the point): the connection just dropped.
             log.info("exec in %s/%s ended with the container: %s", pod, container, error)
             return ExecResult("", str(error), -1)
+        status = ""
         try:
             stdout = str(response.read_stdout(timeout=0) or "")
             stderr = str(response.read_stderr(timeout=0) or "")
+            # Peeked first: the client's returncode consumes the channel, then fails on a
+            # Failure that carries no exit code (no `sh`, no such container).
+            status = str(response.peek_channel(ERROR_CHANNEL, timeout=0) or "")
             code = response.returncode
         except (KeyError, TypeError, ValueError, IndexError, yaml.YAMLError) as error:
-            # The error channel said Failure without an exit code (e.g. no such container).
-            return ExecResult("", f"exec failed: {error}", -1)
+            return ExecResult("", f"exec failed: {status_message(status) or error}", -1)
         finally:
             response.close()
         if code is None:

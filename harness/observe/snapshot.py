@@ -16,14 +16,23 @@ from dataclasses import replace
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.observations import Databag, FileState, JournalEntry, PodIdentity, Snapshot
+from harness.observations import (
+    UNLISTED,
+    Databag,
+    FileState,
+    JournalEntry,
+    PodIdentity,
+    Snapshot,
+)
 from harness.observe.journal import latest_entry
 from harness.ports import Lab
 from harness.stack import PROBE, PROBE_PEER, Stack
+from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
 
 DUMP_RELATIONS = "dump-relations"
+LIST_TIMEOUT = 120.0  # a container restart, including a first CrashLoopBackOff pause
 
 
 def _app(unit: str) -> str:
@@ -95,15 +104,37 @@ async def _files(
         pod = pods.get(unit)
         if pod is None:
             log.info("%s has no pod; its files are not listed", unit)
+            files.extend(_unlisted(unit, container, paths, "the unit had no pod"))
             continue
         try:
-            listed = await lab.cluster.list_files(pod.name, container, paths)
+            listed = await _list(lab, pod.name, container, paths)
         except Exception as error:  # a crash-looping container must not void the snapshot
             log.warning("could not list %s in %s/%s: %s", paths, pod.name, container, error)
+            files.extend(_unlisted(unit, container, paths, str(error)))
             continue
         # The port names units after pods; the snapshot names them after Juju units.
         files.extend(replace(f, unit=unit) for f in listed)
     return unique_files(files)
+
+
+def _unlisted(unit: str, container: str, paths: Sequence[str], reason: str) -> list[FileState]:
+    """Recorded as not listed, with why: never read as absent, never as missing after."""
+    return [FileState(unit, container, path, UNLISTED, reason=reason) for path in paths]
+
+
+async def _list(lab: Lab, pod: str, container: str, paths: Sequence[str]) -> tuple[FileState, ...]:
+    """One listing; a container that is still restarting refuses the exec upgrade (400,
+    which the client wraps as a status-0 ApiException), so transient refusals are retried
+    on the lab's clock for up to LIST_TIMEOUT seconds."""
+    waited = await wait_for(
+        f"a listing of {container} in {pod}",
+        lambda: lab.cluster.list_files(pod, container, paths),
+        lambda _: True,
+        timeout=LIST_TIMEOUT,
+        clock=lab.clock,
+        describe=lambda listed: f"{len(listed)} paths",
+    )
+    return waited.value
 
 
 def unique_files(files: Iterable[FileState]) -> tuple[FileState, ...]:

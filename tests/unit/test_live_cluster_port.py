@@ -8,6 +8,7 @@ script is run for real with the local POSIX ``sh`` on a temporary tree.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 from datetime import datetime, timezone
@@ -32,6 +33,7 @@ from harness.live.cluster_port import (
     parse_listing,
 )
 from harness.observations import ABSENT, DIRECTORY
+from harness.ports import ExecResult
 
 NS = "test-model"
 STARTED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
@@ -261,6 +263,41 @@ async def test_list_files_failure_says_what_the_container_lacks() -> None:
     cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
     with pytest.raises(HarnessError, match="sha256sum"):
         await cluster.list_files("probe-0", "workload", ["/x"])
+
+
+def closed_exec(error_channel: str, stdout: str = "") -> WSClient:
+    """A real WSClient after the server closed it, holding what came on its channels."""
+    ws = WSClient.__new__(WSClient)  # no socket: the frames have already arrived
+    ws._connected = False
+    ws._returncode = None
+    ws.binary = False
+    ws.sock = None
+    ws._channels = {1: stdout, 3: error_channel} if stdout else {3: error_channel}
+    return ws
+
+
+async def test_an_exec_failure_keeps_kubernetes_own_message() -> None:
+    """No ``sh`` in the container: Failure on the error channel, with no exit code in it
+    (the client's ``returncode`` then raises KeyError('details'))."""
+    message = (
+        'OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": '
+        "executable file not found in $PATH: unknown"
+    )
+    status = {"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError"}
+    ws = closed_exec(json.dumps(status))
+    with pytest.raises(KeyError):
+        _ = closed_exec(json.dumps(status)).returncode  # the client's own parsing
+    fake_stream = create_autospec(stream, return_value=ws)
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    with pytest.raises(HarnessError, match="executable file not found") as raised:
+        await cluster.list_files("probe-0", "workload", ["/x"])
+    assert "InternalError" in str(raised.value)
+
+
+async def test_an_exec_that_succeeded_reads_the_exit_code_from_the_error_channel() -> None:
+    ws = closed_exec(json.dumps({"metadata": {}, "status": "Success"}), "hi\n")
+    cluster = LiveClusterPort(NS, apis=apis(), stream=create_autospec(stream, return_value=ws))
+    assert await cluster.exec("p-0", "c", ["echo", "hi"]) == ExecResult("hi\n", "", 0)
 
 
 def test_the_write_script_creates_parents_and_writes_content_verbatim(tmp_path: Path) -> None:

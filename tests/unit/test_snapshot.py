@@ -6,10 +6,11 @@ import json
 from typing import Any
 
 import pytest
+from kubernetes.client.exceptions import ApiException
 from live_fakes import FakeClock, FakeCluster, FakeJuju, make_lab, pod, status
 
 from harness.errors import HarnessError
-from harness.observations import Databag, FileState
+from harness.observations import UNLISTED, Databag, FileState
 from harness.observe.journal import hook_records, read_journal
 from harness.observe.snapshot import probe_databags, take_snapshot
 from harness.ports import ActionResult
@@ -202,8 +203,60 @@ async def test_a_container_that_cannot_be_listed_does_not_void_the_snapshot() ->
 
     cluster.list_files = broken  # type: ignore[method-assign]
     snapshot = await take_snapshot(lab, default_stack("./probe.charm"))
-    assert snapshot.files == ()
     assert len(snapshot.pods) == 4
+    # Not dropped: each watched path says it could not be listed, and why.
+    unlisted = [f for f in snapshot.files if f.container == "mysql-router"]
+    assert unlisted
+    for state in unlisted:
+        assert state.digest == UNLISTED
+        assert state.reason == "exec failed: container not running"
+
+
+class Handshake400(ApiException):
+    """What ``kubernetes.stream`` raises when the exec upgrade is refused (container
+    restarting): its wrapper's ``ApiException(status=0, reason=...)``."""
+
+
+async def test_a_container_still_restarting_is_listed_once_it_answers() -> None:
+    lab, _, cluster = stack_lab()
+    clock = lab.clock
+    refusals = [0]
+    real = cluster.list_files
+
+    async def restarting(pod_name: str, container: str, paths: Any) -> tuple[FileState, ...]:
+        if container == "mysql-router" and clock.monotonic() < 20:
+            refusals[0] += 1
+            raise Handshake400(status=0, reason="Handshake status 400 Bad Request")
+        return await real(pod_name, container, paths)
+
+    cluster.list_files = restarting  # type: ignore[method-assign]
+    cluster.files = {
+        ("mysql-router-k8s-0", "mysql-router"): (
+            FileState("mysql-router-k8s/0", "mysql-router", "/etc/mysqlrouter", "dir"),
+        )
+    }
+    snapshot = await take_snapshot(lab, default_stack("./probe.charm"))
+    assert refusals[0] > 1
+    assert clock.sleeps  # waited on the lab's clock between looks, not a fixed sleep
+    assert [(f.path, f.digest) for f in snapshot.files if f.container == "mysql-router"] == [
+        ("/etc/mysqlrouter", "dir")
+    ]
+
+
+async def test_a_container_that_never_answers_is_unlisted_with_what_was_awaited() -> None:
+    lab, _, cluster = stack_lab()
+
+    async def refused(pod_name: str, container: str, paths: Any) -> tuple[FileState, ...]:
+        if container == "mysql-router":
+            raise Handshake400(status=0, reason="Handshake status 400 Bad Request")
+        return ()
+
+    cluster.list_files = refused  # type: ignore[method-assign]
+    snapshot = await take_snapshot(lab, default_stack("./probe.charm"))
+    unlisted = [f for f in snapshot.files if f.container == "mysql-router"]
+    assert unlisted
+    assert all(f.digest == UNLISTED for f in unlisted)
+    assert all("Handshake status 400" in (f.reason or "") for f in unlisted)
 
 
 async def test_a_failed_probe_action_is_an_error_naming_the_unit() -> None:

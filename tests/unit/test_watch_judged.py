@@ -25,7 +25,14 @@ from harness.charm_meta import read_charm_dir
 from harness.evidence.bundle import read_bundle
 from harness.findings import Finding
 from harness.live.cluster_port import parse_listing
-from harness.observations import ABSENT, ContainerStatus, FileState, PodIdentity, Snapshot
+from harness.observations import (
+    ABSENT,
+    UNLISTED,
+    ContainerStatus,
+    FileState,
+    PodIdentity,
+    Snapshot,
+)
 from harness.stack import Stack
 from harness.verdict import judge
 from harness.watch import watched_path
@@ -199,12 +206,20 @@ def test_a_marker_is_still_judged_on_its_content() -> None:
 # --- the live observer's records --------------------------------------------------------
 
 
-def tools(tmp_path: Path, *, stat: str | None, date: str | None = None) -> str:
+def tools(
+    tmp_path: Path,
+    *,
+    stat: str | None,
+    date: str | None = None,
+    find: bool = True,
+    shell: str = "sh",
+) -> str:
     """A PATH with only what the script needs; ``stat`` (and ``date``) replaced, or
-    ``stat`` left out."""
+    ``stat`` (or ``find``) left out; ``shell`` is what ``sh`` runs."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("sh", "find", "sha256sum", *(() if date else ("date",))):
+    (bin_dir / "sh").symlink_to(shutil.which(shell) or pytest.skip(f"no {shell} here"))
+    for tool in (*(("find",) if find else ()), "sha256sum", *(() if date else ("date",))):
         found = shutil.which(tool)
         assert found is not None, tool
         (bin_dir / tool).symlink_to(found)
@@ -315,6 +330,42 @@ def test_a_container_without_stat_is_listed_and_judged_undetermined(tmp_path: Pa
     assert "metadata could not be read" in found.observed
 
 
+@pytest.mark.parametrize("shell", ["dash", "sh"])
+def test_a_container_without_find_says_so_and_its_directory_is_undetermined(
+    tmp_path: Path, shell: str
+) -> None:
+    """Chiseled rocks often lack findutils: the directory must not vanish in silence."""
+    path_env = tools(tmp_path, stat=None, find=False, shell=shell)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "state").write_text("x")
+    missing = tmp_path / "gone"
+    out = run_listing_locally([str(data), str(missing)], path_env)
+    out = out.replace(str(data), STATE).replace(str(missing), CONF)
+    records = {r.path: r for r in parse_listing(UNIT, "app", out)}
+    assert set(records) == {STATE, CONF}
+    assert records[CONF].digest == ABSENT
+    assert records[STATE].digest == UNLISTED
+    assert "find" in (records[STATE].reason or "")
+    found = judged([records[STATE]], [records[STATE]])[STATE]
+    assert found.verdict == "undetermined"
+    assert "not listed before the disruption" in found.observed
+    assert "find" in found.observed
+
+
+def test_a_directory_find_could_only_partly_list_is_undetermined(tmp_path: Path) -> None:
+    fake_find = tmp_path / "fake-find"
+    fake_find.write_text('#!/bin/sh\nprintf "%s\\n" "$1"\necho "find: denied" >&2\nexit 1\n')
+    fake_find.chmod(0o755)
+    path_env = tools(tmp_path, stat=None, find=False)
+    (Path(path_env) / "find").symlink_to(fake_find)
+    data = tmp_path / "data"
+    data.mkdir()
+    out = run_listing_locally([str(data)], path_env).replace(str(data), STATE)
+    (record,) = parse_listing(UNIT, "app", out)
+    assert (record.digest, record.reason) == (UNLISTED, "find exited 1: listed in part")
+
+
 # --- the twin's (SIMULATED) records -----------------------------------------------------
 
 
@@ -400,3 +451,64 @@ def test_twin_watched_file_records_are_the_same_every_run(
         files = (evidence.before.files, evidence.after.files)
         runs.append((files, [f for f in evidence.findings if f.check == "file"]))
     assert runs[0] == runs[1]
+
+
+# --- a listing that failed ----------------------------------------------------------------
+
+NO_SH = (
+    'OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": '
+    "executable file not found in $PATH: unknown"
+)
+
+
+@pytest.mark.parametrize("failing", ["before", "after"])
+def test_a_listing_that_failed_is_undetermined_with_its_reason_never_absent_or_a_deviation(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    failing: str,
+) -> None:
+    from harness.errors import HarnessError
+    from harness.twin.cluster import TwinCluster
+
+    real = TwinCluster.list_files
+    calls: list[int] = []
+
+    async def list_files(
+        self: TwinCluster, pod: str, container: str, paths: Sequence[str]
+    ) -> tuple[FileState, ...]:
+        calls.append(1)
+        if (len(calls) == 1) == (failing == "before"):
+            raise HarnessError(f"listing in {pod}/{container} failed (exit -1): {NO_SH}")
+        return await real(self, pod, container, paths)
+
+    monkeypatch.setattr(TwinCluster, "list_files", list_files)
+    folder = twin_run(capsys, tmp_path, "pod-delete", "demo:app:/srv/data", "demo:app:/etc/demo")
+    assert len(calls) == 2  # one listing per snapshot
+    evidence = read_bundle(folder)
+    files = [f for f in evidence.findings if f.check == "file"]
+    assert {f.subject for f in files} == {f"{UNIT} app:/srv/data", f"{UNIT} app:/etc/demo"}
+    for found in files:
+        assert found.verdict == "undetermined", found
+        assert f"not listed {failing} the disruption" in found.observed
+        assert "executable file not found" in found.observed
+    snapshot = evidence.before if failing == "before" else evidence.after
+    assert snapshot is not None
+    assert {(f.path, f.digest) for f in snapshot.files} == {
+        ("/srv/data", UNLISTED),
+        ("/etc/demo", UNLISTED),
+    }
+    assert all(NO_SH in (f.reason or "") for f in snapshot.files)
+    report = (folder / "report.md").read_text("utf-8")
+    assert "executable file not found" in report
+    assert "absent before" not in report
+    assert "not observed after" not in report
+
+
+def test_the_files_table_never_calls_two_failed_listings_unchanged(tmp_path: Path) -> None:
+    from harness.evidence.report import _files_section
+
+    failed = FileState(UNIT, "app", STATE, UNLISTED, reason="no find in the container")
+    lines = _files_section(Snapshot("t0", files=(failed,)), Snapshot("t1", files=(failed,)))
+    assert "Paths: 1 changed, 0 unchanged." in lines
+    assert any("unlisted (no find in the container)" in line for line in lines)
