@@ -197,3 +197,12 @@ class Snapshot:
 
     def pod(self, unit: str) -> PodIdentity | None:
         return next((p for p in self.pods if p.unit == unit), None)
+
+    def unlisted(self, unit: str, container: str, path: str) -> str | None:
+        """Why ``path`` (or a watched folder holding it) could not be listed, if it was not."""
+        for state in self.files:
+            if state.digest != UNLISTED or (state.unit, state.container) != (unit, container):
+                continue
+            if path == state.path or path.startswith(state.path.rstrip("/") + "/"):
+                return state.reason or "no reason given"
+        return None

@@ -150,7 +150,9 @@ class ClusterPort(Protocol):
     async def list_files(
         self, pod: str, container: str, paths: Sequence[str]
     ) -> tuple[FileState, ...]:
-        """Each path and everything below it: sha256, ``dir`` or ``absent``."""
+        """Each path and everything below it: sha256, ``dir``, ``absent``, or ``unlisted``
+        with the reason (a folder ``find`` could not list). Raises when nothing could be
+        listed (no ``sh``, the container refused the exec)."""
         ...
 
     async def write_file(self, pod: str, container: str, path: str, content: str) -> None:

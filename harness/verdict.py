@@ -689,16 +689,6 @@ def _file_findings(
     return findings
 
 
-def _unlisted_reason(snapshot: Snapshot, unit: str, container: str, path: str) -> str | None:
-    """Why ``path`` (or a watched folder holding it) could not be listed, if it was not."""
-    for state in snapshot.files:
-        if state.digest != UNLISTED or (state.unit, state.container) != (unit, container):
-            continue
-        if path == state.path or path.startswith(state.path.rstrip("/") + "/"):
-            return state.reason or "no reason given"
-    return None
-
-
 def _not_listed(
     before: Snapshot, after: Snapshot, unit: str, container: str, path: str, *, removed: bool
 ) -> str | None:
@@ -707,11 +697,11 @@ def _not_listed(
     old = next((f for f in before.files if (f.unit, f.container, f.path) == key), None)
     new = next((f for f in after.files if (f.unit, f.container, f.path) == key), None)
     if old is None or old.digest == UNLISTED:
-        why = _unlisted_reason(before, unit, container, path)
+        why = before.unlisted(unit, container, path)
         if why is not None:
             return f"not listed before the disruption ({why}); survival undetermined"
     if not removed and (new is None or new.digest == UNLISTED):
-        why = _unlisted_reason(after, unit, container, path)
+        why = after.unlisted(unit, container, path)
         if why is not None:
             return f"not listed after the disruption ({why}); survival undetermined"
     return None

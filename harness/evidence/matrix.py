@@ -123,6 +123,8 @@ def _files_cell(evidence: Evidence) -> str:
         new = now.get((f.unit, f.container, f.path))
         if f"{f.unit} {label(f)}" in undetermined:
             return "undetermined"
+        if new is None and after.unlisted(f.unit, f.container, f.path) is not None:
+            return "undetermined"  # inside a folder the after snapshot could not list
         if new is None or new.digest == ABSENT:
             return "lost"
         return "kept" if unchanged(f, new) else "changed"

@@ -250,11 +250,11 @@ def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
         if a is not None and b is not None and listed and unchanged(a, b):
             same += 1
             continue
-        after_text = _state_text(b)
+        after_text = _state_text(b, after, key)
         if a is not None and b is not None and a.digest == b.digest and b.reason is None:
             # Same content, other metadata: written again (see harness.file_survival).
             after_text += " (same content; " + ", ".join(changes(a, b)) + ")"
-        rows.append((*key, _state_text(a), after_text))
+        rows.append((*key, _state_text(a, before, key), after_text))
     lines = ["", "## Files", ""]
     if rows:
         lines += _table(("Unit", "Container", "Path", "Before", "After"), rows)
@@ -268,10 +268,11 @@ def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
     return lines
 
 
-def _state_text(state: FileState | None) -> str:
+def _state_text(state: FileState | None, snapshot: Snapshot, key: tuple[str, str, str]) -> str:
     """The digest as a person reads it; a path that could not be listed says why."""
     if state is None:
-        return ABSENT
+        why = snapshot.unlisted(*key)  # inside a folder that could not be listed
+        return ABSENT if why is None else f"{UNLISTED} ({why})"
     if state.reason is not None:
         return f"{_short_digest(state.digest)} ({state.reason})"
     return _short_digest(state.digest)

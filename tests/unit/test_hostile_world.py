@@ -167,3 +167,60 @@ async def test_charm_pod_spec_change_sets_the_option_only_once_the_trust_arrived
         "wait for probe to see the trust (config-changed)",
         "juju config probe pod-template-annotation",
     ]
+
+
+def deployed_long_ago(world: HostileWorld, units: tuple[str, ...]) -> None:
+    """What each unit logged when the model was deployed, an hour before the disruption:
+    its agent's start and its first hooks (fewer lines than one look reads)."""
+    for unit in units:
+        tag = "unit-" + unit.replace("/", "-")
+        world.log.append(
+            f"{tag}: 2026-01-02 02:04:05.000 INFO juju.cmd running containerAgent [3.6.1 abc]"
+        )
+        for n, name in enumerate(
+            ("install", "leader-elected", "config-changed", "upgrade-charm", "start")
+        ):
+            world.log.append(
+                f"{tag}: 2026-01-02 02:04:{10 + n}.000 INFO juju.worker.uniter.operation"
+                f' ran "{name}" hook (via hook dispatching script: dispatch)'
+            )
+
+
+@pytest.mark.parametrize(
+    ("name", "target", "units", "hooks", "pods_known"),
+    [
+        ("node-restart", Target("probe"), ("probe/0", "probe/1"), ("start",), True),
+        ("pod-delete", Target("probe", ("probe/0",)), ("probe/0",), NEW_POD, False),
+    ],
+    ids=["node-restart", "pod-delete-pod-unknown-before"],
+)
+async def test_deploy_time_lines_are_not_taken_for_the_new_incarnation(
+    name: str, target: Target, units: tuple[str, ...], hooks: tuple[str, ...], pods_known: bool
+) -> None:
+    """The model's deploy-time agent start and hooks are in the log: settling must still
+    wait for what the disrupted units run after the disruption. Without the pod from
+    before, only a new agent-start line can show the new incarnation."""
+    clock = FakeClock()
+    world = HostileWorld(clock)
+    deployed_long_ago(world, units)
+    before = dict(world.pods)
+    since = clock.now()
+    deployed = {unit: len(world.hooks_of(unit)) for unit in units}
+    await get(name, charm_path="/c/probe.charm").apply(world.lab(), target)
+    step = await wait_settled(
+        world.lab(),
+        ("probe",),
+        {"probe": 2},
+        disrupted={unit: before[unit] if pods_known else None for unit in units},
+        since=since,
+        required_hooks=hooks,
+        quiet_for=20,
+        timeout=3600,
+    )
+    for unit in units:
+        ran = world.hooks_of(unit)[deployed[unit] :]
+        assert [h for h in ran if h in hooks][-len(hooks) :] == list(hooks), (unit, ran)
+    assert "never ran" not in step.detail
+    settled_log = len(world.log)
+    await clock.sleep(600)
+    assert world.log[settled_log:] == []

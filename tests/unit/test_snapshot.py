@@ -317,3 +317,12 @@ async def test_a_journal_that_is_not_json_says_the_charm_and_harness_disagree() 
 def test_clock_is_the_labs() -> None:
     lab, _, _ = stack_lab()
     assert isinstance(lab.clock, FakeClock)
+
+
+async def test_a_unit_without_a_pod_has_its_watched_files_unlisted_not_absent() -> None:
+    lab, _, cluster = stack_lab()
+    cluster.pods_of["mysql-router-k8s"] = []  # its pod is gone and not yet replaced
+    snapshot = await take_snapshot(lab, default_stack("./probe.charm"))
+    router = [f for f in snapshot.files if f.unit == "mysql-router-k8s/0"]
+    assert router
+    assert {(f.digest, f.reason) for f in router} == {(UNLISTED, "the unit had no pod")}

@@ -503,6 +503,13 @@ def test_a_listing_that_failed_is_undetermined_with_its_reason_never_absent_or_a
     assert "executable file not found" in report
     assert "absent before" not in report
     assert "not observed after" not in report
+    # The files under a folder that could not be listed are not called absent either.
+    rows = [line for line in report.splitlines() if line.startswith(f"| {UNIT} | app | /")]
+    assert rows
+    assert all("| absent |" not in row and "| absent" not in row for row in rows), rows
+    _, table, _ = repro(capsys, "matrix", str(folder))
+    assert "; lost app:" not in table, table
+    assert "survival undetermined" in table, table
 
 
 def test_the_files_table_never_calls_two_failed_listings_unchanged(tmp_path: Path) -> None:
