@@ -52,6 +52,13 @@ def hanging_juju(folder: Path, pidfile: Path) -> Path:
     return script
 
 
+def port_on(script: Path, call_timeout: float) -> JubilantJujuPort:
+    """The port on a real ``jubilant.Juju`` for model "lab", whose ``juju`` is ``script``."""
+    return JubilantJujuPort(
+        jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=call_timeout
+    )
+
+
 @pytest.fixture
 def pidfile(tmp_path: Path) -> object:
     path = tmp_path / "pid"
@@ -64,8 +71,7 @@ def pidfile(tmp_path: Path) -> object:
 async def test_a_typed_verb_whose_juju_hangs_is_killed_and_named(
     tmp_path: Path, pidfile: Path
 ) -> None:
-    juju = jubilant.Juju(model="lab", cli_binary=hanging_juju(tmp_path, pidfile))
-    port = JubilantJujuPort(juju, clock=FakeClock(), call_timeout=1.0)
+    port = port_on(hanging_juju(tmp_path, pidfile), 1.0)
 
     with pytest.raises(ProcessTimeout, match=r"`.*integrate.*` did not finish within 1s"):
         await asyncio.wait_for(port.integrate("router:database", "mysql:database"), GUARD)
@@ -76,8 +82,7 @@ async def test_a_typed_verb_whose_juju_hangs_is_killed_and_named(
 
 
 async def test_a_cancelled_typed_verb_leaves_no_juju_behind(tmp_path: Path, pidfile: Path) -> None:
-    juju = jubilant.Juju(model="lab", cli_binary=hanging_juju(tmp_path, pidfile))
-    port = JubilantJujuPort(juju, clock=FakeClock(), call_timeout=HANG)
+    port = port_on(hanging_juju(tmp_path, pidfile), HANG)
     call = asyncio.ensure_future(port.set_config("router", {"probe": "1"}))
     # Wait on the named condition (the juju process exists), not a fixed time.
     for _ in range(int(GUARD / 0.05)):
@@ -97,9 +102,7 @@ async def test_a_failing_typed_verb_still_says_what_juju_said(tmp_path: Path) ->
     script = tmp_path / "juju"
     script.write_text("#!/bin/sh\necho 'ERROR application \"nope\" not found' >&2\nexit 1\n")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    port = JubilantJujuPort(
-        jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=5.0
-    )
+    port = port_on(script, 5.0)
     with pytest.raises(Exception, match="not found") as raised:
         await port.integrate("nope:db", "mysql:database")
     assert type(raised.value).__name__ == "JujuCLIError"
@@ -117,9 +120,7 @@ async def test_a_charm_directory_is_refused_where_jubilant_would_copy_it_as_a_fi
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     charm_dir = tmp_path / "mycharm"
     charm_dir.mkdir()
-    port = JubilantJujuPort(
-        jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=5.0
-    )
+    port = port_on(script, 5.0)
     port._logging_checked = True  # the model's logging-config is not what this is about
     with pytest.raises(HarnessError, match=r"packed charm.*charmcraft pack") as raised:
         await port.deploy(AppSpec("mine", str(charm_dir)))
@@ -146,9 +147,7 @@ async def test_a_juju_started_after_the_deadline_is_killed_too(
     tmp_path: Path, pidfile: Path
 ) -> None:
     script = hanging_juju(tmp_path, pidfile)
-    port = JubilantJujuPort(
-        jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=0.2
-    )
+    port = port_on(script, 0.2)
     with pytest.raises(ProcessTimeout, match="deploy --model lab"):
         await asyncio.wait_for(port._call(start_juju_later(script, 1.0)), GUARD)
     pid = pid_in(pidfile)
@@ -160,9 +159,7 @@ async def test_a_signal_while_a_late_juju_is_awaited_still_stops_the_run(
     tmp_path: Path, pidfile: Path
 ) -> None:
     script = hanging_juju(tmp_path, pidfile)
-    port = JubilantJujuPort(
-        jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=0.2
-    )
+    port = port_on(script, 0.2)
     call = asyncio.ensure_future(port._call(start_juju_later(script, 1.0)))
     # Past the deadline, the call is waiting for its thread's juju: a Ctrl-C arrives.
     for _ in range(int(GUARD / 0.05)):

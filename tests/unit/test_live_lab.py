@@ -258,18 +258,23 @@ class Controller:
         return [c for c in self.runners[name].calls if c[0] != "version"]
 
 
-async def test_a_new_model_is_created_printed_and_destroyed_with_force() -> None:
-    controller = Controller()
-    model = libjuju_model()
-    lines: list[str] = []
-    async with connect_lab(
-        None,
+def connect_to(controller: Controller, model: str | None, lines: list[str], libjuju: Any) -> Any:
+    """``connect_lab`` on ``controller``: a model it makes is not kept; ``lines`` get its echo."""
+    return connect_lab(
+        model,
         False,
         echo=lines.append,
         clock=FakeClock(),
         cli_for=controller.cli_for,
-        model_factory=lambda: model,
-    ) as lab:
+        model_factory=lambda: libjuju,
+    )
+
+
+async def test_a_new_model_is_created_printed_and_destroyed_with_force() -> None:
+    controller = Controller()
+    model = libjuju_model()
+    lines: list[str] = []
+    async with connect_to(controller, None, lines, model) as lab:
         name = lab.juju.model_name
         assert name.startswith("repro-")
         assert name in controller.models
@@ -299,14 +304,7 @@ async def test_a_failed_connect_still_destroys_the_model_it_created() -> None:
     model.connect.side_effect = ConnectionRefusedError(111, "Connection refused")
     lines: list[str] = []
     with pytest.raises(ConnectionRefusedError):
-        async with connect_lab(
-            None,
-            False,
-            echo=lines.append,
-            clock=FakeClock(),
-            cli_for=controller.cli_for,
-            model_factory=lambda: model,
-        ):
+        async with connect_to(controller, None, lines, model):
             pass
     created = [c[1] for c in controller.calls(None) if c[0] == "add-model"]
     assert created
@@ -363,14 +361,7 @@ async def test_keep_leaves_the_new_model_and_says_how_to_remove_it() -> None:
 async def test_an_existing_model_is_used_and_never_destroyed() -> None:
     controller = Controller()
     lines: list[str] = []
-    async with connect_lab(
-        "welcome",
-        False,
-        echo=lines.append,
-        clock=FakeClock(),
-        cli_for=controller.cli_for,
-        model_factory=libjuju_model,
-    ) as lab:
+    async with connect_to(controller, "welcome", lines, libjuju_model()) as lab:
         assert lab.juju.model_name == "welcome"
     root = controller.calls(None)
     assert not any(c[0] in ("add-model", "destroy-model") for c in root)
@@ -482,17 +473,6 @@ class StrictController(Controller):
         return JujuCLI(strict)
 
     hidden: tuple[str, ...] = ()
-
-
-def connect_to(controller: Controller, model: str | None, lines: list[str], libjuju: Any) -> Any:
-    return connect_lab(
-        model,
-        False,
-        echo=lines.append,
-        clock=FakeClock(),
-        cli_for=controller.cli_for,
-        model_factory=lambda: libjuju,
-    )
 
 
 @pytest.mark.parametrize("given", ["admin/welcome", "lab:admin/welcome", "lab:welcome"])
