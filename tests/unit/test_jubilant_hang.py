@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import signal
 import stat
@@ -42,11 +43,11 @@ def pid_in(pidfile: Path) -> int | None:
 def hanging_juju(folder: Path, pidfile: Path) -> Path:
     """A ``juju`` that records its pid and answers nothing, as a controller half up does."""
     script = folder / "juju"
+    # sh records its pid within milliseconds, even on a loaded runner; ``exec`` keeps that
+    # pid and the arguments (as a snap's launcher does), which is how the port knows it.
     script.write_text(
-        f"#!{sys.executable}\n"
-        "import os, time\n"
-        f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
-        f"time.sleep({HANG})\n"
+        f"#!/bin/sh\necho $$ > '{pidfile}'\n"
+        f"exec '{sys.executable}' -c 'import time; time.sleep({HANG})' \"$@\"\n"
     )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return script
@@ -127,40 +128,47 @@ async def test_a_charm_directory_is_refused_where_jubilant_would_copy_it_as_a_fi
     assert "\n" not in str(raised.value)
 
 
-def start_juju_later(script: Path, delay: float) -> object:
+@dataclasses.dataclass
+class LateJuju:
     """A call that does its own work first, then starts ``juju`` (as jubilant's deploy
-    copies a charm before it runs juju)."""
+    copies a charm before it runs juju). It keeps the pid and exit code it saw itself: the
+    port may kill that ``juju`` before the fake has written anything."""
 
-    def call() -> str:
-        time.sleep(delay)
-        done = subprocess.run(
-            [str(script), "deploy", "--model", "lab", "./x.charm"],
-            capture_output=True,
-            check=False,
+    script: Path
+    delay: float
+    pid: int | None = None
+    returncode: int | None = None
+
+    def __call__(self) -> str:
+        time.sleep(self.delay)
+        juju = subprocess.Popen(
+            [str(self.script), "deploy", "--model", "lab", "./x.charm"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
-        return str(done.returncode)
-
-    return call
+        self.pid = juju.pid
+        self.returncode = juju.wait()
+        return str(self.returncode)
 
 
 async def test_a_juju_started_after_the_deadline_is_killed_too(
     tmp_path: Path, pidfile: Path
 ) -> None:
-    script = hanging_juju(tmp_path, pidfile)
-    port = port_on(script, 0.2)
+    late = LateJuju(hanging_juju(tmp_path, pidfile), 1.0)
+    port = port_on(late.script, 0.2)
     with pytest.raises(ProcessTimeout, match="deploy --model lab"):
-        await asyncio.wait_for(port._call(start_juju_later(script, 1.0)), GUARD)
-    pid = pid_in(pidfile)
-    assert pid is not None, "the late juju never started"
-    assert not alive(pid), "the juju started after the deadline is still running"
+        await asyncio.wait_for(port._call(late), GUARD)
+    assert late.pid is not None, "the late juju never started"
+    assert late.returncode == -signal.SIGKILL, "the juju started after the deadline was not killed"
+    assert not alive(late.pid)
 
 
 async def test_a_signal_while_a_late_juju_is_awaited_still_stops_the_run(
     tmp_path: Path, pidfile: Path
 ) -> None:
-    script = hanging_juju(tmp_path, pidfile)
-    port = port_on(script, 0.2)
-    call = asyncio.ensure_future(port._call(start_juju_later(script, 1.0)))
+    late = LateJuju(hanging_juju(tmp_path, pidfile), 1.0)
+    port = port_on(late.script, 0.2)
+    call = asyncio.ensure_future(port._call(late))
     # Past the deadline, the call is waiting for its thread's juju: a Ctrl-C arrives.
     for _ in range(int(GUARD / 0.05)):
         if port_is_stopping(call):
@@ -169,9 +177,9 @@ async def test_a_signal_while_a_late_juju_is_awaited_still_stops_the_run(
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(call, GUARD)
-    pid = pid_in(pidfile)
-    assert pid is not None, "the late juju never started"
-    assert not alive(pid), "the juju started while the signal waited is still running"
+    assert late.pid is not None, "the late juju never started"
+    assert late.returncode == -signal.SIGKILL, "the juju started while the signal waited lives"
+    assert not alive(late.pid)
 
 
 def port_is_stopping(call: asyncio.Future[object]) -> bool:
