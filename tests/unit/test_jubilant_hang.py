@@ -9,19 +9,19 @@ table, not a mock.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import os
 import signal
 import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import jubilant
 import pytest
 from live_fakes import FakeClock
+from started_processes import StartedProcesses
 from test_live_process import alive
 
 from harness.errors import HarnessError
@@ -34,20 +34,14 @@ HANG = 120
 GUARD = 20.0
 
 
-def pid_in(pidfile: Path) -> int | None:
-    """The pid the fake wrote, once it has (a tiny file: read without a thread)."""
-    text = pidfile.read_text() if pidfile.exists() else ""
-    return int(text) if text else None
-
-
-def hanging_juju(folder: Path, pidfile: Path) -> Path:
-    """A ``juju`` that records its pid and answers nothing, as a controller half up does."""
+def hanging_juju(folder: Path) -> Path:
+    """A ``juju`` that answers nothing, as a controller half up does."""
     script = folder / "juju"
-    # sh records its pid within milliseconds, even on a loaded runner; ``exec`` keeps that
-    # pid and the arguments (as a snap's launcher does), which is how the port knows it.
+    # ``exec`` keeps the pid and the arguments (as a snap's launcher does), which is how the
+    # port knows its juju. The test learns the pid from ``Popen``, not from the fake: on a
+    # loaded runner the port may kill the fake before it has run a single line.
     script.write_text(
-        f"#!/bin/sh\necho $$ > '{pidfile}'\n"
-        f"exec '{sys.executable}' -c 'import time; time.sleep({HANG})' \"$@\"\n"
+        f"#!/bin/sh\nexec '{sys.executable}' -c 'import time; time.sleep({HANG})' \"$@\"\n"
     )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return script
@@ -61,42 +55,38 @@ def port_on(script: Path, call_timeout: float) -> JubilantJujuPort:
 
 
 @pytest.fixture
-def pidfile(tmp_path: Path) -> object:
-    path = tmp_path / "pid"
-    yield path
-    if path.exists():
-        with contextlib.suppress(ProcessLookupError, ValueError):
-            os.kill(int(path.read_text()), signal.SIGKILL)
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[StartedProcesses]:
+    processes = StartedProcesses().install(monkeypatch)
+    yield processes
+    processes.kill_left()
 
 
 async def test_a_typed_verb_whose_juju_hangs_is_killed_and_named(
-    tmp_path: Path, pidfile: Path
+    tmp_path: Path, started: StartedProcesses
 ) -> None:
-    port = port_on(hanging_juju(tmp_path, pidfile), 1.0)
+    port = port_on(hanging_juju(tmp_path), 1.0)
 
     with pytest.raises(ProcessTimeout, match=r"`.*integrate.*` did not finish within 1s"):
         await asyncio.wait_for(port.integrate("router:database", "mysql:database"), GUARD)
 
-    pid = pid_in(pidfile)
-    assert pid is not None, "the fake juju never started"
-    assert not alive(pid), "the hung juju is still running"
+    juju = started.one("integrate")
+    assert juju.returncode == -signal.SIGKILL, "the hung juju was not killed"
+    assert not alive(juju.pid), "the hung juju is still running"
 
 
-async def test_a_cancelled_typed_verb_leaves_no_juju_behind(tmp_path: Path, pidfile: Path) -> None:
-    port = port_on(hanging_juju(tmp_path, pidfile), HANG)
+async def test_a_cancelled_typed_verb_leaves_no_juju_behind(
+    tmp_path: Path, started: StartedProcesses
+) -> None:
+    port = port_on(hanging_juju(tmp_path), HANG)
     call = asyncio.ensure_future(port.set_config("router", {"probe": "1"}))
     # Wait on the named condition (the juju process exists), not a fixed time.
-    for _ in range(int(GUARD / 0.05)):
-        if pid_in(pidfile) is not None:
-            break
-        await asyncio.sleep(0.05)
+    juju = await started.first_with_arg("config", GUARD)
     call.cancel()  # what a Ctrl-C does to the running step
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(call, GUARD)
 
-    pid = pid_in(pidfile)
-    assert pid is not None, "the fake juju never started"
-    assert not alive(pid), "the juju of a cancelled call is still running"
+    assert juju.returncode == -signal.SIGKILL, "the juju of a cancelled call was not killed"
+    assert not alive(juju.pid), "the juju of a cancelled call is still running"
 
 
 async def test_a_failing_typed_verb_still_says_what_juju_said(tmp_path: Path) -> None:
@@ -131,8 +121,7 @@ async def test_a_charm_directory_is_refused_where_jubilant_would_copy_it_as_a_fi
 @dataclasses.dataclass
 class LateJuju:
     """A call that does its own work first, then starts ``juju`` (as jubilant's deploy
-    copies a charm before it runs juju). It keeps the pid and exit code it saw itself: the
-    port may kill that ``juju`` before the fake has written anything."""
+    copies a charm before it runs juju). It keeps the pid and exit code it saw itself."""
 
     script: Path
     delay: float
@@ -152,9 +141,9 @@ class LateJuju:
 
 
 async def test_a_juju_started_after_the_deadline_is_killed_too(
-    tmp_path: Path, pidfile: Path
+    tmp_path: Path, started: StartedProcesses
 ) -> None:
-    late = LateJuju(hanging_juju(tmp_path, pidfile), 1.0)
+    late = LateJuju(hanging_juju(tmp_path), 1.0)
     port = port_on(late.script, 0.2)
     with pytest.raises(ProcessTimeout, match="deploy --model lab"):
         await asyncio.wait_for(port._call(late), GUARD)
@@ -164,9 +153,9 @@ async def test_a_juju_started_after_the_deadline_is_killed_too(
 
 
 async def test_a_signal_while_a_late_juju_is_awaited_still_stops_the_run(
-    tmp_path: Path, pidfile: Path
+    tmp_path: Path, started: StartedProcesses
 ) -> None:
-    late = LateJuju(hanging_juju(tmp_path, pidfile), 1.0)
+    late = LateJuju(hanging_juju(tmp_path), 1.0)
     port = port_on(late.script, 0.2)
     call = asyncio.ensure_future(port._call(late))
     # Past the deadline, the call is waiting for its thread's juju: a Ctrl-C arrives.
