@@ -11,6 +11,7 @@ import contextlib
 import os
 import signal
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -18,9 +19,12 @@ from unittest.mock import create_autospec
 
 import pytest
 from pytest_operator.plugin import OpsTest
+from started_processes import StartedProcesses
 
 from harness.live.juju_cli import JujuCLI, OpsTestJuju
 from harness.live.process import ProcessTimeout, run_process
+
+GUARD = 20.0  # seconds: only bounds a hang; every wait here ends on a condition
 
 
 def fake_juju(folder: Path, body: str) -> Path:
@@ -58,22 +62,26 @@ def ops_test_on(tmp_path: Path) -> Any:
     return ops_test
 
 
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[StartedProcesses]:
+    processes = StartedProcesses().install(monkeypatch)
+    yield processes
+    processes.kill_left()
+
+
 async def test_a_hanging_juju_is_killed_when_it_overruns(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started: StartedProcesses
 ) -> None:
-    pidfile = tmp_path / "pid"
-    fake_juju(tmp_path, f'echo $$ > "{pidfile}"; exec sleep 60')
+    fake_juju(tmp_path, "exec sleep 60")
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     cli = JujuCLI(OpsTestJuju(ops_test_on(tmp_path)))
-    try:
-        with pytest.raises(ProcessTimeout, match=r"`juju status --format json` did not finish"):
-            await cli.run("status", "--format", "json", timeout=1)
-        pid = int(pidfile.read_text())
-        assert not alive(pid), "the timed-out juju process is still running"
-    finally:
-        if pidfile.exists():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    with pytest.raises(ProcessTimeout, match=r"`juju status --format json` did not finish"):
+        await cli.run("status", "--format", "json", timeout=1)
+    # The pid comes from where it was started: a loaded runner may reach the 1s deadline
+    # before the fake has run a line of its own.
+    juju = started.one("status")
+    assert juju.returncode == -signal.SIGKILL, "the timed-out juju process was not killed"
+    assert not alive(juju.pid), "the timed-out juju process is still running"
 
 
 async def test_the_ops_test_runner_binds_juju_to_ops_tests_model_and_data(
@@ -86,20 +94,15 @@ async def test_the_ops_test_runner_binds_juju_to_ops_tests_model_and_data(
     assert out == f"mk8s:admin/test-model|{tmp_path / 'juju-data'}|status --format json\n"
 
 
-async def test_a_cancelled_command_is_killed_too(tmp_path: Path) -> None:
-    pidfile = tmp_path / "pid"
-    script = fake_juju(tmp_path, f'echo $$ > "{pidfile}"; exec sleep 60')
+async def test_a_cancelled_command_is_killed_too(
+    tmp_path: Path, started: StartedProcesses
+) -> None:
+    script = fake_juju(tmp_path, "exec sleep 60")
     task = asyncio.ensure_future(run_process([str(script)], timeout=None))
-    for _ in range(500):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        await asyncio.sleep(0.01)
-    pid = int(pidfile.read_text())
-    try:
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        assert not alive(pid)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    # Cancelled once the command runs (Popen returns after its exec), not after a fixed time.
+    juju = await started.first_with_arg(str(script), GUARD)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, GUARD)
+    assert juju.returncode == -signal.SIGKILL, "the cancelled command was not killed"
+    assert not alive(juju.pid)
