@@ -374,6 +374,9 @@ def test_the_schema_allows_names_of_the_known_shapes_only() -> None:
 # --- 13. a juju that hangs during backend detection -----------------------------------------
 
 
+ANSWER_GUARD = 30.0  # seconds: bounds a fake juju that should answer, were it to hang
+
+
 def _fake_juju(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hangs: str) -> None:
     """A `juju` on PATH that answers show-controller but never answers ``hangs``."""
     import harness.live.controller as controller
@@ -391,6 +394,15 @@ def _fake_juju(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hangs: str) -> N
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setattr(controller, "CONTROLLER_TIMEOUT", 1.0)
     monkeypatch.setattr(controller, "NOTICE_AFTER", 0.2)
+    # Only the command that hangs is held to the 1s deadline. The one that answers gets a
+    # guard instead: on a loaded runner its start alone may take a second, and then it, not
+    # the hung one, would be named.
+    ask = controller._ask
+
+    def ask_hung_one_briefly(argv: tuple[str, ...], timeout: float, say: Any) -> Any:
+        return ask(argv, timeout if argv[1] == hangs else ANSWER_GUARD, say)
+
+    monkeypatch.setattr(controller, "_ask", ask_hung_one_briefly)
 
 
 @pytest.mark.parametrize(
