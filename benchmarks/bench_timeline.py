@@ -15,7 +15,10 @@ CPU time (``time.process_time``) counts, which a busy shared machine disturbs le
 - ``read``: ``for line in f: pass`` on the file opened as UTF-8 text, the floor;
 - ``parse``: ``harness.observe.debug_log.parse_lines`` over the file, counting records;
   ``parse-ops`` the same with ops' event lines, as ``repro timeline`` reads them;
-- ``text``, ``json`` and ``md``: ``repro timeline FILE --format ...`` into /dev/null.
+- ``text``, ``json`` and ``md``: ``repro timeline FILE --format ...`` into /dev/null;
+- ``regex``: only the parser's two line patterns, each matched on the lines it matches (picked
+  before the clock starts): what a parser built on these patterns spends in the regex engine
+  alone, whatever it does around it (not run unless named in ``--modes``).
 
 ``--check RATIO`` exits 1 when text, json or md takes more than RATIO times the floor.
 """
@@ -63,9 +66,20 @@ sys.path.insert(0, os.environ["BENCH_ROOT"])
 began = time.perf_counter()
 if mode in ("parse", "parse-ops"):
     from harness.observe.debug_log import parse_lines
+elif mode == "regex":
+    from harness.observe.debug_log import _OPS_LINE, _UNITER_LINE
 elif mode != "read":
     from harness.cli import main
 imported = time.perf_counter() - began
+matched = []
+if mode == "regex":
+    # Picked before the clock starts: the record lines and the pattern that matches each.
+    with open(path, encoding="utf-8", errors="replace", buffering=1 << 20) as f:
+        for line in f:
+            for pattern in (_UNITER_LINE, _OPS_LINE):
+                if pattern.match(line):
+                    matched.append((pattern.match, line))
+                    break
 
 
 def once():
@@ -74,6 +88,10 @@ def once():
         with open(path, encoding="utf-8", errors="replace", buffering=1 << 20) as f:
             for line in f:
                 pass
+    elif mode == "regex":
+        for match, line in matched:
+            match(line)
+        count = len(matched)
     elif mode in ("parse", "parse-ops"):
         with open(path, encoding="utf-8", errors="replace", buffering=1 << 20) as f:
             for _ in parse_lines(f, ops=mode == "parse-ops"):

@@ -208,15 +208,28 @@ def pytest_live_lab(
         raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
     ops_test = fixture("ops_test")
     lab = lab_from_ops_test(ops_test)
-    # pytest-operator made the model unless the user named one (--model).
     _own(
         lab,
-        created=getattr(ops_test, "_init_model_name", "") is None,
+        created=pytest_operator_made_model(ops_test),
         juju_defaults=juju_defaults,
         # pytest-operator's --model-config: what the user asked of the model it made.
         user_set=frozenset(getattr(ops_test, "model_config", None) or ()),
     )
     yield lab
+
+
+def pytest_operator_made_model(ops_test: Any) -> bool:
+    """Whether pytest-operator added the current model (rather than connected to one).
+
+    Without ``--model`` it always adds one. With ``--model NAME`` it adds NAME when the
+    controller has no such model, and connects otherwise; only ``_add_model`` records the
+    cloud in the model's state (``_connect_to_model`` gives None up to 0.39, "" from 0.40).
+    """
+    if getattr(ops_test, "_init_model_name", "") is None:
+        return True
+    alias = getattr(ops_test, "current_alias", None)
+    state = (getattr(ops_test, "_models", None) or {}).get(alias)
+    return bool(getattr(state, "cloud_name", None))
 
 
 def _own(

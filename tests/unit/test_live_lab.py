@@ -17,7 +17,7 @@ from controller_fakes import ControllerWorld, ops_test_for
 from juju.client import client as juju_client
 from juju.model import Model
 from live_fakes import FakeClock, FakeJujuRunner, FakeNode
-from pytest_operator.plugin import OpsTest
+from pytest_operator.plugin import ModelState, OpsTest
 
 import harness.live.controller as controller_module
 import harness.live.lab as lab_module
@@ -539,3 +539,50 @@ async def test_keys_the_users_model_config_file_sets_are_kept_and_said(
     sets = [c for c in runner.calls if c[0] == "model-config" and "=" in c[-1]]
     assert sets == [("model-config", "automatically-retry-hooks=true")]
     assert versions.model_config_from == "juju-defaults-except-user"
+
+
+@pytest.mark.parametrize(
+    ("cloud_name", "origin"),
+    [
+        # `--model NAME` for a model that did not exist: pytest-operator's _add_model made it
+        # (0.36 to 0.43.2 record the cloud it was added on).
+        ("microk8s", "juju-defaults"),
+        # A model that existed: _connect_to_model records no cloud ("" from 0.40, None before).
+        ("", "existing-model"),
+        (None, "existing-model"),
+    ],
+)
+async def test_a_named_model_is_the_harnesss_only_when_pytest_operator_made_it(
+    monkeypatch: pytest.MonkeyPatch, cloud_name: str | None, origin: str
+) -> None:
+    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
+    ops_test = ops_test_mock()
+    ops_test._init_model_name = "repro-mine"  # --model repro-mine
+    ops_test.model_config = None
+    ops_test.current_alias = "main"
+    ops_test._models = {
+        "main": ModelState(ops_test.model, True, False, "mk8s", cloud_name, "repro-mine")
+    }
+    runner = FakeJujuRunner()
+    runner.answer(
+        ("model-config",),
+        0,
+        json.dumps(
+            {
+                "automatically-retry-hooks": {"Value": False, "Source": "controller"},
+                "update-status-hook-interval": {"Value": "10s", "Source": "controller"},
+            }
+        ),
+    )
+    monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
+    with pytest_live_lab(
+        "libjuju", {"ops_test": ops_test, "juju": None}.get, controller_version=lambda: "3.6.1"
+    ) as lab:
+        await open_lab(lab)
+        versions = await lab.juju.versions()
+    sets = sorted(a for c in runner.calls if c[0] == "model-config" for a in c if "=" in a)
+    assert versions.model_config_from == origin
+    if origin == "juju-defaults":
+        assert sets == ["automatically-retry-hooks=true", "update-status-hook-interval=5m"]
+    else:
+        assert sets == [], "a model someone else made keeps its own settings"
