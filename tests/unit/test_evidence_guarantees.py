@@ -42,33 +42,49 @@ def child_env() -> dict[str, str]:
 
 # --- 1. unique folders, atomic bundles ----------------------------------------------------
 
-# Both children wait for the same instant, so they reach the folder choice in the same
-# second, as two CI jobs or two terminals started together do.
+# Both children load the CLI, say so, and start together when told, so they reach the folder
+# choice in the same second (as two CI jobs or two terminals started together do) however
+# long each one's start-up takes on a loaded machine.
 _TOGETHER = textwrap.dedent(
     """
     import sys, time
-    start = float(sys.argv[1])
-    time.sleep(max(0.0, start - time.time()))
+    from pathlib import Path
     from harness.cli import main
-    sys.exit(main(sys.argv[2:]))
+    ready, go = Path(sys.argv[1]), Path(sys.argv[2])
+    ready.write_text("ready")
+    while not go.exists():
+        time.sleep(0.005)
+    sys.exit(main(sys.argv[3:]))
     """
 )
+READY_GUARD = 120.0  # seconds: bounds children that never get ready; they are waited on
 
 
 def test_two_concurrent_runs_into_one_folder_give_two_complete_bundles(tmp_path: Path) -> None:
     evidence_dir = tmp_path / "evidence"
-    start = time.time() + 1.5
+    go = tmp_path / "go"
+    ready = [tmp_path / f"ready-{n}" for n in range(2)]
     argv = ["run", SCENARIO, "--backend", "twin", "--evidence-dir", str(evidence_dir)]
     children = [
         subprocess.Popen(
-            [sys.executable, "-c", _TOGETHER, repr(start), *argv],
+            [sys.executable, "-c", _TOGETHER, str(flag), str(go), *argv],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             env=child_env(),
         )
-        for _ in range(2)
+        for flag in ready
     ]
+    until = time.monotonic() + READY_GUARD
+    while not all(flag.exists() for flag in ready):
+        exited = [child.returncode for child in children if child.poll() is not None]
+        if exited or time.monotonic() > until:
+            for child in children:
+                child.kill()
+            outputs = [child.communicate() for child in children]
+            pytest.fail(f"the children never both got ready (exited: {exited}): {outputs}")
+        time.sleep(0.01)
+    go.touch()
     outputs = [child.communicate(timeout=300) for child in children]
 
     assert [child.returncode for child in children] == [0, 0], outputs
