@@ -24,6 +24,17 @@ HERE = pathlib.Path(__file__).parent
 CONFIG = {"logging-config": "<root>=WARNING"}
 
 
+def pytest_addoption(parser):
+    # pytest-jubilant 2.x's options (2.0.0 to 2.3.0, pytest_jubilant/_main.py), registered
+    # beside pytest-operator's and ours: pytest refuses to start if any name is taken twice.
+    group = parser.getgroup("jubilant")
+    group.addoption("--juju-model", action="store", default=None)
+    group.addoption("--no-juju-setup", action="store_true", default=False)
+    group.addoption("--no-juju-teardown", action="store_true", default=False)
+    group.addoption("--juju-switch", action="store_true", default=False)
+    group.addoption("--juju-dump-logs", action="store", nargs="?", default=None)
+
+
 @pytest.fixture(scope="module")
 def juju():
     juju = create_autospec(jubilant.Juju, instance=True)
@@ -88,6 +99,21 @@ def test_a_pytest_jubilant_repo_gets_our_lab_without_pytest_operator(
     suite(pytester)
     result = pytester.runpytest("--backend", "live", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
+
+
+def test_pytest_jubilant_1_options_clash_with_pytest_operator_so_the_readme_says_2(
+    pytester: pytest.Pytester,
+) -> None:
+    # pytest-jubilant 1.x registers --model and --keep-models, as pytest-operator (our
+    # dependency) does; pytest then stops before any test. The README names 2.x for this.
+    pytester.makeconftest(
+        "def pytest_addoption(parser):\n"
+        "    parser.addoption('--model', action='store', default=None)\n"
+    )
+    pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = pytester.runpytest_subprocess()
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*option names*--model*already added*"])
 
 
 def test_forcing_libjuju_ignores_the_jubilant_fixture(
