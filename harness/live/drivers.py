@@ -79,6 +79,26 @@ def _juju_output(args: Sequence[str], binary: str, timeout: float) -> str | None
     return done.stdout if done.returncode == 0 else None
 
 
+def controller_models(
+    controller: str | None = None, binary: str = "juju", timeout: float = 20.0
+) -> tuple[str, ...] | None:
+    """Short names of the models on ``controller`` (the current one if None), or None when
+    ``juju models`` is missing, fails or hangs."""
+    args = ["models", "--format", "json", *(["--controller", controller] if controller else [])]
+    out = _juju_output(args, binary, timeout)
+    try:
+        listed = json.loads(out) if out is not None else None
+    except ValueError:
+        return None
+    if not isinstance(listed, dict):
+        return None
+    return tuple(
+        str(model.get("short-name") or model.get("name", "")).rsplit("/", 1)[-1]
+        for model in listed.get("models") or ()
+        if isinstance(model, dict)
+    )
+
+
 def client_version(binary: str = "juju", timeout: float = 20.0) -> str | None:
     """``juju version`` (client only: it needs no controller), e.g. ``4.0.1-ubuntu-amd64``."""
     out = _juju_output(["version"], binary, timeout)

@@ -20,7 +20,7 @@ from typing import Any
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
 from harness.live.clock import RealClock
 from harness.live.cluster_port import LiveClusterPort
-from harness.live.drivers import choose_driver
+from harness.live.drivers import choose_driver, controller_models
 from harness.live.drivers import controller_version as detect_controller_version
 from harness.live.juju_cli import JujuCLI, OpsTestJuju, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, connection_open
@@ -175,6 +175,7 @@ def pytest_live_lab(
     *,
     keep_model: bool = False,
     controller_version: Callable[[], str | None] = detect_controller_version,
+    models_before: Callable[[str | None], tuple[str, ...] | None] = controller_models,
     juju_defaults: bool = True,
 ) -> Iterator[Lab]:
     """The live Lab the pytest ``lab`` fixture yields, on the driver asked for.
@@ -206,30 +207,51 @@ def pytest_live_lab(
     missing = live_prerequisites_missing()
     if missing:
         raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
+    # pytest-operator adds a model unless --model names one the controller has; asked
+    # before ops_test exists, since afterwards its state is the same either way (0.43).
+    named, controller = _pytest_operator_model_option(fixture)
+    existed = named is not None and _had_model(models_before(controller), named)
     ops_test = fixture("ops_test")
     lab = lab_from_ops_test(ops_test)
     _own(
         lab,
-        created=pytest_operator_made_model(ops_test),
+        created=not existed,
         juju_defaults=juju_defaults,
-        # pytest-operator's --model-config: what the user asked of the model it made.
-        user_set=frozenset(getattr(ops_test, "model_config", None) or ()),
+        user_set=_user_model_config_keys(ops_test),
     )
     yield lab
 
 
-def pytest_operator_made_model(ops_test: Any) -> bool:
-    """Whether pytest-operator added the current model (rather than connected to one).
+def _pytest_operator_model_option(
+    fixture: Callable[[str], Any | None],
+) -> tuple[str | None, str | None]:
+    """pytest-operator's ``--model`` and ``--controller`` options, as given."""
+    config = fixture("pytestconfig")
+    if config is None:
+        return None, None
+    model = config.getoption("model", default=None)
+    controller = config.getoption("controller", default=None)
+    return (str(model) if model else None), (str(controller) if controller else None)
 
-    Without ``--model`` it always adds one. With ``--model NAME`` it adds NAME when the
-    controller has no such model, and connects otherwise; only ``_add_model`` records the
-    cloud in the model's state (``_connect_to_model`` gives None up to 0.39, "" from 0.40).
-    """
-    if getattr(ops_test, "_init_model_name", "") is None:
-        return True
-    alias = getattr(ops_test, "current_alias", None)
-    state = (getattr(ops_test, "_models", None) or {}).get(alias)
-    return bool(getattr(state, "cloud_name", None))
+
+def _had_model(models: tuple[str, ...] | None, named: str) -> bool:
+    """Whether the controller had ``named``; unknown counts as yes, so a model the harness
+    cannot show it made keeps its owner's settings."""
+    return models is None or named.rsplit("/", 1)[-1] in models
+
+
+def _user_model_config_keys(ops_test: Any) -> frozenset[str]:
+    """Keys of the user's ``--model-config`` file. Not ``ops_test.model_config``: that is
+    the model's whole config (pytest-operator sets it from ``Model.get_config()``)."""
+    given = getattr(ops_test, "_init_model_config", None)
+    if not given:
+        return frozenset()
+    try:
+        config = ops_test.read_model_config(given)
+    except Exception as error:  # pytest-operator read it already; this only labels evidence
+        log.warning("could not read the --model-config file %s: %s", given, error)
+        return frozenset()
+    return frozenset(str(key) for key in config or {})
 
 
 def _own(

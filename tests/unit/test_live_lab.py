@@ -17,7 +17,7 @@ from controller_fakes import ControllerWorld, ops_test_for
 from juju.client import client as juju_client
 from juju.model import Model
 from live_fakes import FakeClock, FakeJujuRunner, FakeNode
-from pytest_operator.plugin import ModelState, OpsTest
+from pytest_operator.plugin import OpsTest
 
 import harness.live.controller as controller_module
 import harness.live.lab as lab_module
@@ -510,30 +510,56 @@ async def test_a_qualified_name_that_does_not_exist_is_refused_before_anything_i
     assert "destroy-model" not in verbs
 
 
-async def test_keys_the_users_model_config_file_sets_are_kept_and_said(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # pytest-operator --model-config sets update-status-hook-interval on the model it makes;
-    # the harness sets Juju's default for the other key only, and the evidence says so.
-    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
+def pytestconfig_with(**options: object) -> Any:
+    """pytest's config as a fixture gives it, with pytest-operator's options set."""
+    return SimpleNamespace(getoption=lambda name, default=None: options.get(name, default))
+
+
+def ops_test_on_new_model(model_name: str | None, config_file: Path | None) -> Any:
+    """``ops_test`` after ``_setup_model``: ``model_config`` is then the model's WHOLE config
+    (pytest-operator sets it from ``Model.get_config()``, in _add_model and
+    _connect_to_model alike), never the user's ``--model-config`` file."""
     ops_test = ops_test_mock()
-    ops_test._init_model_name = None  # pytest-operator made the model
-    ops_test.model_config = {"update-status-hook-interval": "10s"}
+    ops_test._init_model_name = model_name
+    ops_test._init_model_config = str(config_file) if config_file else None
+    ops_test.read_model_config = OpsTest.read_model_config  # the real static method
+    ops_test.model_config = {
+        "automatically-retry-hooks": False,
+        "update-status-hook-interval": "10s",
+        "logging-config": "<root>=INFO",
+        "default-series": "",
+    }
+    return ops_test
+
+
+def model_config_answer(retry_source: str, interval_source: str) -> FakeJujuRunner:
     runner = FakeJujuRunner()
     runner.answer(
         ("model-config",),
         0,
         json.dumps(
             {
-                "automatically-retry-hooks": {"Value": False, "Source": "controller"},
-                "update-status-hook-interval": {"Value": "10s", "Source": "model"},
+                "automatically-retry-hooks": {"Value": False, "Source": retry_source},
+                "update-status-hook-interval": {"Value": "10s", "Source": interval_source},
             }
         ),
     )
+    return runner
+
+
+async def test_keys_the_users_model_config_file_sets_are_kept_and_said(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # pytest-operator --model-config sets update-status-hook-interval on the model it makes;
+    # the harness sets Juju's default for the other key only, and the evidence says so.
+    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
+    config_file = tmp_path / "model-config.yaml"
+    config_file.write_text("update-status-hook-interval: 10s\n")
+    ops_test = ops_test_on_new_model(None, config_file)  # pytest-operator made the model
+    runner = model_config_answer("controller", "model")
     monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
-    with pytest_live_lab(
-        "libjuju", {"ops_test": ops_test, "juju": None}.get, controller_version=lambda: "3.6.1"
-    ) as lab:
+    given = {"ops_test": ops_test, "juju": None, "pytestconfig": pytestconfig_with(model=None)}
+    with pytest_live_lab("libjuju", given.get, controller_version=lambda: "3.6.1") as lab:
         await open_lab(lab)
         versions = await lab.juju.versions()
     sets = [c for c in runner.calls if c[0] == "model-config" and "=" in c[-1]]
@@ -541,46 +567,63 @@ async def test_keys_the_users_model_config_file_sets_are_kept_and_said(
     assert versions.model_config_from == "juju-defaults-except-user"
 
 
+async def test_a_model_made_without_a_config_file_gets_all_of_juju_s_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # ops_test.model_config holds every key of the model; none of them is the user's.
+    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
+    ops_test = ops_test_on_new_model(None, None)
+    runner = model_config_answer("controller", "controller")
+    monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
+    given = {"ops_test": ops_test, "juju": None, "pytestconfig": pytestconfig_with(model=None)}
+    with pytest_live_lab("libjuju", given.get, controller_version=lambda: "3.6.1") as lab:
+        await open_lab(lab)
+        versions = await lab.juju.versions()
+    sets = sorted(a for c in runner.calls if c[0] == "model-config" for a in c if "=" in a)
+    assert sets == ["automatically-retry-hooks=true", "update-status-hook-interval=5m"]
+    assert versions.model_config_from == "juju-defaults"
+
+
 @pytest.mark.parametrize(
-    ("cloud_name", "origin"),
+    ("before", "origin"),
     [
-        # `--model NAME` for a model that did not exist: pytest-operator's _add_model made it
-        # (0.36 to 0.43.2 record the cloud it was added on).
-        ("microk8s", "juju-defaults"),
-        # A model that existed: _connect_to_model records no cloud ("" from 0.40, None before).
-        ("", "existing-model"),
+        # `--model repro-mine` that the controller did not have: pytest-operator adds it.
+        (("controller", "other"), "juju-defaults"),
+        # It was there: pytest-operator connects to it (and, from 0.43, records its cloud
+        # as it does for a model it adds, so the state cannot tell them apart afterwards).
+        (("controller", "repro-mine"), "existing-model"),
+        # Whether it was there is unknown (`juju models` failed or hung): not ours to change.
         (None, "existing-model"),
     ],
 )
-async def test_a_named_model_is_the_harnesss_only_when_pytest_operator_made_it(
-    monkeypatch: pytest.MonkeyPatch, cloud_name: str | None, origin: str
+async def test_a_named_model_is_the_harnesss_only_when_it_did_not_exist_before(
+    monkeypatch: pytest.MonkeyPatch, before: tuple[str, ...] | None, origin: str
 ) -> None:
     monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
-    ops_test = ops_test_mock()
-    ops_test._init_model_name = "repro-mine"  # --model repro-mine
-    ops_test.model_config = None
-    ops_test.current_alias = "main"
-    ops_test._models = {
-        "main": ModelState(ops_test.model, True, False, "mk8s", cloud_name, "repro-mine")
-    }
-    runner = FakeJujuRunner()
-    runner.answer(
-        ("model-config",),
-        0,
-        json.dumps(
-            {
-                "automatically-retry-hooks": {"Value": False, "Source": "controller"},
-                "update-status-hook-interval": {"Value": "10s", "Source": "controller"},
-            }
-        ),
-    )
+    order: list[str] = []
+    ops_test = ops_test_on_new_model("repro-mine", None)
+    runner = model_config_answer("controller", "controller")
     monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
+    given = {
+        "juju": None,
+        "pytestconfig": pytestconfig_with(model="repro-mine", controller="mk8s"),
+    }
+
+    def fixture(name: str) -> object | None:
+        order.append(name)
+        return ops_test if name == "ops_test" else given.get(name)
+
+    def models_before(controller: str | None) -> tuple[str, ...] | None:
+        order.append(f"models of {controller}")
+        return before
+
     with pytest_live_lab(
-        "libjuju", {"ops_test": ops_test, "juju": None}.get, controller_version=lambda: "3.6.1"
+        "libjuju", fixture, controller_version=lambda: "3.6.1", models_before=models_before
     ) as lab:
         await open_lab(lab)
         versions = await lab.juju.versions()
     sets = sorted(a for c in runner.calls if c[0] == "model-config" for a in c if "=" in a)
+    assert order.index("models of mk8s") < order.index("ops_test"), "looked after it was made"
     assert versions.model_config_from == origin
     if origin == "juju-defaults":
         assert sets == ["automatically-retry-hooks=true", "update-status-hook-interval=5m"]
