@@ -43,7 +43,8 @@ class CharmStack:
     ``bundle``: the Juju bundle (a local ``charm: ./x.charm`` for ``app`` may not exist
     yet: ``packed``, or the charm packed from ``source``, takes its place). ``source``: the
     charm's folder (src/charm.py and its metadata): the twin runs that code, and live packs
-    it with ``ops_test.build_charm`` unless ``packed`` is given. ``sources`` gives other
+    it with ``ops_test.build_charm`` unless ``packed`` is given (the jubilant driver needs
+    ``packed``). ``sources`` gives other
     applications' folders for the twin (the rest are generic SIMULATED stand-ins).
     ``watch``/``mark`` as ``repro run --watch/--mark``; ``probe`` adds the probe observer.
     Live, the model is the plugin's ``lab`` fixture's: pytest-jubilant's ``juju`` when the
@@ -210,22 +211,36 @@ def packed_charm(spec: CharmStack) -> Path | None:
 
 
 def packer(
-    spec: CharmStack, fixture: Callable[[str], Any | None]
+    spec: CharmStack, lab: Lab, fixture: Callable[[str], Any | None]
 ) -> Callable[[], Awaitable[Path | None]]:
     """How the live suite gets the charm under test packed: ``spec.packed``, else
-    pytest-operator's ``ops_test.build_charm(spec.source)``. A repository on pytest-jubilant
-    (whose ``juju`` fixture the ``lab`` fixture uses) packs it before the tests."""
+    pytest-operator's ``ops_test.build_charm(spec.source)``; the jubilant driver (and a
+    repository on pytest-jubilant) deploys only a charm packed before the tests.
 
-    async def packed() -> Path | None:
-        given = packed_charm(spec)
-        if given is not None or spec.source is None:
-            return given
-        ops_test = fixture("ops_test")
-        if ops_test is None:
-            raise HarnessError(
-                f"nothing packs {spec.app}'s charm: pytest-operator is not installed",
-                "run charmcraft pack first and pass CharmStack(packed=Path('./x.charm'))",
-            )
-        return Path(await ops_test.build_charm(spec.source))
+    Call it outside the event loop: pytest-asyncio sets ``ops_test`` up by running the loop,
+    which fails from inside a running one. On the jubilant path ``ops_test`` is never asked
+    for: setting it up would add a libjuju model beside the lab's (and fails on Juju 4).
+    """
+    given = packed_charm(spec)
+    source = spec.source
+    if given is not None or source is None:
+        return lambda: _ready(given)
+    fix = "run charmcraft pack first and pass CharmStack(packed=Path('./x.charm'))"
+    if getattr(lab.juju, "driver", None) == "jubilant":
+        raise HarnessError(
+            f"nothing packs {spec.app}'s charm: the jubilant driver deploys a packed charm", fix
+        )
+    ops_test = fixture("ops_test")
+    if ops_test is None:
+        raise HarnessError(
+            f"nothing packs {spec.app}'s charm: pytest-operator is not installed", fix
+        )
 
+    async def build() -> Path | None:
+        return Path(await ops_test.build_charm(source))
+
+    return build
+
+
+async def _ready(packed: Path | None) -> Path | None:
     return packed

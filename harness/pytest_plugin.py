@@ -244,6 +244,7 @@ def charm_deployment(
 ) -> Iterator[BundleDeployment]:
     """The charm_stack's bundle, deployed once per module (live, or SIMULATED on the twin)."""
     from harness import charm_suite
+    from harness.errors import HarnessError
 
     root = harness_options.evidence_dir / request.module.__name__.rpartition(".")[2]
     if harness_options.backend == "twin":
@@ -258,7 +259,10 @@ def charm_deployment(
         return
     # The live model is the ``lab`` fixture's (pytest-jubilant's ``juju`` or ops_test).
     live: Lab = request.getfixturevalue("lab")
-    packer = charm_suite.packer(charm_stack, _fixture_or_none(request))
+    try:  # ops_test, if needed, is set up here: outside the running loop
+        packer = charm_suite.packer(charm_stack, live, _fixture_or_none(request))
+    except HarnessError as bad:  # bad input: its one line, not a chain of tracebacks
+        raise pytest.fail.Exception(str(bad), pytrace=False) from None
     packed = event_loop.run_until_complete(packer())
     deployment = charm_suite.live_deployment(charm_stack, live, packed, evidence_root=root)
     event_loop.run_until_complete(deployment.deploy())

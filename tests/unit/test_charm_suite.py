@@ -6,11 +6,15 @@ import asyncio
 import re
 from pathlib import Path
 from typing import Any
+from unittest.mock import create_autospec
 
 import pytest
 
 from harness.charm_suite import CharmStack, load_for, packer, twin_deployment
 from harness.errors import HarnessError
+from harness.live.jubilant_port import JubilantJujuPort
+from harness.live.juju_port import LiveJujuPort
+from harness.ports import Lab
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "charm-repo"
@@ -71,31 +75,57 @@ async def test_twin_deployment_runs_the_real_charm_and_records_evidence(tmp_path
     ]
 
 
+def live_lab(port: type[Any]) -> Lab:
+    lab = create_autospec(Lab, instance=True)
+    lab.juju = create_autospec(port, instance=True)
+    lab.juju.driver = port.driver
+    return lab
+
+
+def no_ops_test(name: str) -> None:
+    raise AssertionError(f"{name} was asked for")
+
+
 def test_without_pytest_operator_the_charm_must_be_packed_first() -> None:
-    # A repository on pytest-jubilant: the lab fixture uses its `juju`; nothing packs.
-    packed = packer(spec(), lambda name: None)
-    with pytest.raises(HarnessError, match="pass CharmStack\\(packed="):
-        asyncio.run(packed())
+    with pytest.raises(
+        HarnessError, match=r"pytest-operator is not installed.*pass CharmStack\(packed="
+    ):
+        packer(spec(), live_lab(LiveJujuPort), lambda name: None)
 
 
-def test_ops_test_packs_the_source(tmp_path: Path) -> None:
-    from unittest.mock import create_autospec
+def test_the_jubilant_driver_never_sets_up_ops_test_and_says_to_pack_first() -> None:
+    # Setting ops_test up would add a libjuju model beside the lab's (and fails on Juju 4).
+    with pytest.raises(HarnessError, match=r"jubilant driver deploys a packed charm.*packed="):
+        packer(spec(), live_lab(JubilantJujuPort), no_ops_test)
 
+
+def test_ops_test_is_set_up_outside_the_loop_that_builds_the_charm(tmp_path: Path) -> None:
     from pytest_operator.plugin import OpsTest
 
     ops_test = create_autospec(OpsTest, instance=True)
     ops_test.build_charm.return_value = tmp_path / "demo-config_ubuntu-22.04-amd64.charm"
-    packed = packer(spec(), {"ops_test": ops_test}.get)
-    assert asyncio.run(packed()) == tmp_path / "demo-config_ubuntu-22.04-amd64.charm"
+    loop = asyncio.new_event_loop()
+
+    def fixture(name: str) -> OpsTest:
+        # what pytest-asyncio 0.21 does to set up an async fixture
+        loop.run_until_complete(asyncio.sleep(0))
+        return ops_test
+
+    try:
+        packed = packer(spec(), live_lab(LiveJujuPort), fixture)
+        assert loop.run_until_complete(packed()) == ops_test.build_charm.return_value
+    finally:
+        loop.close()
     ops_test.build_charm.assert_awaited_once_with(EXAMPLE)
 
 
-def test_a_given_packed_charm_is_used_as_it_is(tmp_path: Path) -> None:
+@pytest.mark.parametrize("port", [LiveJujuPort, JubilantJujuPort])
+def test_a_given_packed_charm_is_used_as_it_is(tmp_path: Path, port: type[Any]) -> None:
     charm = tmp_path / "demo.charm"
     charm.write_text("zip")
-    assert asyncio.run(packer(spec(packed=charm), lambda name: None)()) == charm
+    assert asyncio.run(packer(spec(packed=charm), live_lab(port), no_ops_test)()) == charm
     with pytest.raises(HarnessError, match="no such packed charm"):
-        asyncio.run(packer(spec(packed=tmp_path / "missing.charm"), lambda name: None)())
+        packer(spec(packed=tmp_path / "missing.charm"), live_lab(port), no_ops_test)
 
 
 async def test_a_failed_deploy_leaves_a_bundle_naming_the_bundle(

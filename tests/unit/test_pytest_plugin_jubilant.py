@@ -134,3 +134,39 @@ def test_the_driver_option_defaults_to_the_environment(
     monkeypatch.setenv("PATH", str(pytester.path))
     result = pytester.runpytest("--backend", "live", "-rs")
     result.assert_outcomes(skipped=2)
+
+
+CHARM_STACK = """
+
+@pytest.fixture(scope="module")
+def charm_stack():
+    from harness.charm_suite import CharmStack
+
+    root = pathlib.Path({example!r})
+    return CharmStack(bundle=root / "bundle.yaml", app="demo", source=root)  # not packed
+"""
+
+
+def test_a_jubilant_charm_stack_with_only_a_source_says_to_pack_it(
+    pytester: pytest.Pytester,
+) -> None:
+    # pytest-operator's real ops_test is registered but, on the jubilant path, not set up:
+    # pytest-asyncio 0.21 sets it up with run_until_complete, so asking for it from inside
+    # the running loop fails every test with "This event loop is already running".
+    from pathlib import Path
+
+    example = Path(__file__).parents[2] / "examples" / "charm-repo"
+    suite(pytester)
+    pytester.makeconftest(CONFTEST + CHARM_STACK.format(example=str(example)))
+    test = "async def test_pod_delete(charm_disrupt):\n    await charm_disrupt('pod-delete')\n"
+    pytester.makepyfile(test_charm=test)
+    result = pytester.runpytest(
+        "--backend", "live", "-p", "no:cacheprovider", "-o", "asyncio_mode=auto"
+    )
+    result.assert_outcomes(errors=1)
+    result.stdout.no_fnmatch_line("*event loop is already running*")
+    result.stdout.fnmatch_lines(
+        ["*nothing packs demo's charm*pass CharmStack(packed=Path('./x.charm'))*"]
+    )
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*During handling*")
