@@ -90,11 +90,12 @@ def controller_models(
         listed = json.loads(out) if out is not None else None
     except ValueError:
         return None
-    if not isinstance(listed, dict):
-        return None
+    models = listed.get("models") if isinstance(listed, dict) else None
+    if not isinstance(models, list):
+        return None  # not the shape juju prints: unknown, not "no models"
     return tuple(
         str(model.get("short-name") or model.get("name", "")).rsplit("/", 1)[-1]
-        for model in listed.get("models") or ()
+        for model in models
         if isinstance(model, dict)
     )
 

@@ -210,7 +210,9 @@ def pytest_live_lab(
     # pytest-operator adds a model unless --model names one the controller has; asked
     # before ops_test exists, since afterwards its state is the same either way (0.43).
     named, controller = _pytest_operator_model_option(fixture)
-    existed = named is not None and _had_model(models_before(controller), named)
+    existed = named is not None and (
+        controller is None or _had_model(models_before(controller), named)
+    )
     ops_test = fixture("ops_test")
     lab = lab_from_ops_test(ops_test)
     _own(
@@ -225,13 +227,28 @@ def pytest_live_lab(
 def _pytest_operator_model_option(
     fixture: Callable[[str], Any | None],
 ) -> tuple[str | None, str | None]:
-    """pytest-operator's ``--model`` and ``--controller`` options, as given."""
+    """pytest-operator's ``--model`` option, and the controller it will use: ``--controller``,
+    else controllers.yaml's current-controller (None if that is unknown)."""
     config = fixture("pytestconfig")
     if config is None:
         return None, None
     model = config.getoption("model", default=None)
-    controller = config.getoption("controller", default=None)
+    controller = config.getoption("controller", default=None) or _libjuju_current_controller()
     return (str(model) if model else None), (str(controller) if controller else None)
+
+
+def _libjuju_current_controller() -> str | None:
+    """The controller pytest-operator connects to without ``--controller`` (libjuju's
+    ``FileJujuData.current_controller``). Not the CLI's: JUJU_MODEL and JUJU_CONTROLLER
+    override it there, and the user's model may be on the other controller."""
+    try:
+        from juju.client import jujudata
+
+        files: Any = jujudata.FileJujuData  # untyped in libjuju
+        current = files().current_controller()
+    except Exception:  # no controllers.yaml, or one libjuju cannot read: unknown
+        return None
+    return str(current) if current else None
 
 
 def _had_model(models: tuple[str, ...] | None, named: str) -> bool:

@@ -46,3 +46,6 @@ def test_a_juju_that_fails_or_hangs_gives_unknown_not_no_models(tmp_path: Path) 
     )
     assert controller_models(binary=juju_script(hanging, "exec sleep 30"), timeout=0.5) is None
     assert controller_models(binary=str(tmp_path / "missing")) is None
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    assert controller_models(binary=juju_script(odd, "echo '{\"error\": 1}'")) is None

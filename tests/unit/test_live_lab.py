@@ -629,3 +629,39 @@ async def test_a_named_model_is_the_harnesss_only_when_it_did_not_exist_before(
         assert sets == ["automatically-retry-hooks=true", "update-status-hook-interval=5m"]
     else:
         assert sets == [], "a model someone else made keeps its own settings"
+
+
+@pytest.mark.parametrize("controllers_yaml", ["current-controller: mk8s-a\n", None])
+async def test_without_controller_the_models_are_asked_of_pytest_operators_controller(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, controllers_yaml: str | None
+) -> None:
+    # pytest-operator connects to controllers.yaml's current-controller (libjuju's
+    # FileJujuData); the `juju` CLI would prefer JUJU_MODEL's or JUJU_CONTROLLER's, where
+    # the user's model may be absent, and the harness would then change its settings.
+    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
+    monkeypatch.setenv("JUJU_DATA", str(tmp_path))
+    monkeypatch.setenv("JUJU_CONTROLLER", "mk8s-b")
+    if controllers_yaml is not None:
+        (tmp_path / "controllers.yaml").write_text(controllers_yaml)
+    ops_test = ops_test_on_new_model("users-model", None)
+    runner = model_config_answer("controller", "controller")
+    monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
+    given = {
+        "ops_test": ops_test,
+        "juju": None,
+        "pytestconfig": pytestconfig_with(model="users-model"),
+    }
+    asked: list[str | None] = []
+
+    def models_before(controller: str | None) -> tuple[str, ...] | None:
+        asked.append(controller)
+        return () if controller == "mk8s-b" else ("users-model",)
+
+    with pytest_live_lab(
+        "libjuju", given.get, controller_version=lambda: "3.6.1", models_before=models_before
+    ) as lab:
+        await open_lab(lab)
+        versions = await lab.juju.versions()
+    assert asked == (["mk8s-a"] if controllers_yaml else [])
+    assert versions.model_config_from == "existing-model"
+    assert not [c for c in runner.calls if c[0] == "model-config" and "=" in c[-1]]
