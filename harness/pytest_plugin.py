@@ -111,6 +111,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=NODE_RESTART_SKIP))
 
 
+# Per module: whether pytest-operator's --model existed before its ops_test was set up.
+_MODEL_EXISTED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Just before ``ops_test`` is set up (by ``lab`` or any fixture or test asking first),
+    note whether its ``--model`` already exists: the lab may change only a model it made."""
+    if fixturedef.argname == "ops_test":
+        from harness.live.lab import pytest_operator_model_existed
+
+        request.node.stash[_MODEL_EXISTED] = pytest_operator_model_existed(request.config)
+    yield
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Iterator[None]:
     outcome = yield
@@ -164,7 +179,12 @@ def lab(
     try:
         inherit = bool(request.config.getoption("--inherit-model-config"))
         with pytest_live_lab(
-            harness_options.juju_driver, fixture, keep_model=keep, juju_defaults=not inherit
+            harness_options.juju_driver,
+            fixture,
+            keep_model=keep,
+            juju_defaults=not inherit,
+            # noted by pytest_fixture_setup; not noted (not set up here): not ours to change
+            existed_before=lambda: request.node.stash.get(_MODEL_EXISTED, True),
         ) as live:
             driver = getattr(live.juju, "driver", "?")
             print(f"\nJuju model: {live.juju.model_name} (Juju driver {driver})")

@@ -176,6 +176,7 @@ def pytest_live_lab(
     keep_model: bool = False,
     controller_version: Callable[[], str | None] = detect_controller_version,
     models_before: Callable[[str | None], tuple[str, ...] | None] = controller_models,
+    existed_before: Callable[[], bool] | None = None,
     juju_defaults: bool = True,
 ) -> Iterator[Lab]:
     """The live Lab the pytest ``lab`` fixture yields, on the driver asked for.
@@ -207,13 +208,14 @@ def pytest_live_lab(
     missing = live_prerequisites_missing()
     if missing:
         raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
-    # pytest-operator adds a model unless --model names one the controller has; asked
-    # before ops_test exists, since afterwards its state is the same either way (0.43).
-    named, controller = _pytest_operator_model_option(fixture)
-    existed = named is not None and (
-        controller is None or _had_model(models_before(controller), named)
-    )
+    # Whether --model named a model that existed: known only from before ops_test was set
+    # up (pytest_operator_model_existed). The plugin takes it when ops_test is set up,
+    # whoever asks first (``existed_before``); without the plugin it is asked here.
+    if existed_before is None:
+        existed = pytest_operator_model_existed(fixture("pytestconfig"), models_before)
     ops_test = fixture("ops_test")
+    if existed_before is not None:
+        existed = existed_before()
     lab = lab_from_ops_test(ops_test)
     _own(
         lab,
@@ -224,12 +226,23 @@ def pytest_live_lab(
     yield lab
 
 
-def _pytest_operator_model_option(
-    fixture: Callable[[str], Any | None],
-) -> tuple[str | None, str | None]:
+def pytest_operator_model_existed(
+    config: Any,
+    models_before: Callable[[str | None], tuple[str, ...] | None] = controller_models,
+) -> bool:
+    """Whether pytest-operator's ``--model`` names a model its controller already has (it
+    connects to it) rather than none or a new one (it adds it). Ask before ``ops_test`` is
+    set up: afterwards its state is the same either way (0.43 records a cloud for both).
+    Unknown counts as existing, so the harness never changes a user's model's settings."""
+    named, controller = _pytest_operator_model_option(config)
+    if named is None:
+        return False
+    return controller is None or _had_model(models_before(controller), named)
+
+
+def _pytest_operator_model_option(config: Any) -> tuple[str | None, str | None]:
     """pytest-operator's ``--model`` option, and the controller it will use: ``--controller``,
     else controllers.yaml's current-controller (None if that is unknown)."""
-    config = fixture("pytestconfig")
     if config is None:
         return None, None
     model = config.getoption("model", default=None)
