@@ -547,6 +547,22 @@ def model_config_answer(retry_source: str, interval_source: str) -> FakeJujuRunn
     return runner
 
 
+async def open_ops_test_lab(
+    monkeypatch: pytest.MonkeyPatch,
+    runner: FakeJujuRunner,
+    fixture: Any,
+    **options: Any,
+) -> tuple[Any, list[str]]:
+    """Open the pytest-operator lab on ``fixture``'s fixtures: its evidence's versions, and
+    each ``key=value`` the harness set with ``juju model-config``."""
+    monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
+    with pytest_live_lab("libjuju", fixture, controller_version=lambda: "3.6.1", **options) as lab:
+        await open_lab(lab)
+        versions = await lab.juju.versions()
+    sets = sorted(a for c in runner.calls if c[0] == "model-config" for a in c if "=" in a)
+    return versions, sets
+
+
 async def test_keys_the_users_model_config_file_sets_are_kept_and_said(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -557,13 +573,9 @@ async def test_keys_the_users_model_config_file_sets_are_kept_and_said(
     config_file.write_text("update-status-hook-interval: 10s\n")
     ops_test = ops_test_on_new_model(None, config_file)  # pytest-operator made the model
     runner = model_config_answer("controller", "model")
-    monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
     given = {"ops_test": ops_test, "juju": None, "pytestconfig": pytestconfig_with(model=None)}
-    with pytest_live_lab("libjuju", given.get, controller_version=lambda: "3.6.1") as lab:
-        await open_lab(lab)
-        versions = await lab.juju.versions()
-    sets = [c for c in runner.calls if c[0] == "model-config" and "=" in c[-1]]
-    assert sets == [("model-config", "automatically-retry-hooks=true")]
+    versions, sets = await open_ops_test_lab(monkeypatch, runner, given.get)
+    assert sets == ["automatically-retry-hooks=true"]
     assert versions.model_config_from == "juju-defaults-except-user"
 
 
@@ -574,12 +586,8 @@ async def test_a_model_made_without_a_config_file_gets_all_of_juju_s_defaults(
     monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
     ops_test = ops_test_on_new_model(None, None)
     runner = model_config_answer("controller", "controller")
-    monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
     given = {"ops_test": ops_test, "juju": None, "pytestconfig": pytestconfig_with(model=None)}
-    with pytest_live_lab("libjuju", given.get, controller_version=lambda: "3.6.1") as lab:
-        await open_lab(lab)
-        versions = await lab.juju.versions()
-    sets = sorted(a for c in runner.calls if c[0] == "model-config" for a in c if "=" in a)
+    versions, sets = await open_ops_test_lab(monkeypatch, runner, given.get)
     assert sets == ["automatically-retry-hooks=true", "update-status-hook-interval=5m"]
     assert versions.model_config_from == "juju-defaults"
 
@@ -603,7 +611,6 @@ async def test_a_named_model_is_the_harnesss_only_when_it_did_not_exist_before(
     order: list[str] = []
     ops_test = ops_test_on_new_model("repro-mine", None)
     runner = model_config_answer("controller", "controller")
-    monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
     given = {
         "juju": None,
         "pytestconfig": pytestconfig_with(model="repro-mine", controller="mk8s"),
@@ -617,12 +624,9 @@ async def test_a_named_model_is_the_harnesss_only_when_it_did_not_exist_before(
         order.append(f"models of {controller}")
         return before
 
-    with pytest_live_lab(
-        "libjuju", fixture, controller_version=lambda: "3.6.1", models_before=models_before
-    ) as lab:
-        await open_lab(lab)
-        versions = await lab.juju.versions()
-    sets = sorted(a for c in runner.calls if c[0] == "model-config" for a in c if "=" in a)
+    versions, sets = await open_ops_test_lab(
+        monkeypatch, runner, fixture, models_before=models_before
+    )
     assert order.index("models of mk8s") < order.index("ops_test"), "looked after it was made"
     assert versions.model_config_from == origin
     if origin == "juju-defaults":
@@ -645,7 +649,6 @@ async def test_without_controller_the_models_are_asked_of_pytest_operators_contr
         (tmp_path / "controllers.yaml").write_text(controllers_yaml)
     ops_test = ops_test_on_new_model("users-model", None)
     runner = model_config_answer("controller", "controller")
-    monkeypatch.setattr(lab_module, "OpsTestJuju", lambda *_a, **_k: runner)
     given = {
         "ops_test": ops_test,
         "juju": None,
@@ -657,11 +660,9 @@ async def test_without_controller_the_models_are_asked_of_pytest_operators_contr
         asked.append(controller)
         return () if controller == "mk8s-b" else ("users-model",)
 
-    with pytest_live_lab(
-        "libjuju", given.get, controller_version=lambda: "3.6.1", models_before=models_before
-    ) as lab:
-        await open_lab(lab)
-        versions = await lab.juju.versions()
+    versions, sets = await open_ops_test_lab(
+        monkeypatch, runner, given.get, models_before=models_before
+    )
     assert asked == (["mk8s-a"] if controllers_yaml else [])
     assert versions.model_config_from == "existing-model"
-    assert not [c for c in runner.calls if c[0] == "model-config" and "=" in c[-1]]
+    assert sets == []
