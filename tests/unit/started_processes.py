@@ -1,4 +1,5 @@
-"""The processes a test's code starts, recorded by the side that starts them.
+"""Processes in tests: fake ``juju`` scripts, the processes the code under test starts
+(recorded by the side that starts them), and whether one still lives.
 
 A fake ``juju`` that writes its own pid may be killed before it writes anything when the
 machine is loaded (a CI runner: the code under test kills it at a 1s deadline). The pid a
@@ -13,13 +14,34 @@ import asyncio
 import contextlib
 import os
 import signal
+import stat
 import subprocess
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 POLL = 0.05  # seconds between looks for a process the code under test starts
+
+
+def fake_juju(folder: Path, body: str) -> Path:
+    """An executable ``folder/juju`` that runs ``body`` under sh."""
+    script = folder / "juju"
+    script.write_text("#!/bin/sh\n" + body + "\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead but still listed; /proc says which.
+    with contextlib.suppress(OSError):
+        return " Z " not in Path(f"/proc/{pid}/stat").read_text().split(")", 1)[1][:3] + " "
+    return True
 
 
 class StartedProcesses:

@@ -9,20 +9,17 @@ table, not a mock.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import signal
-import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import jubilant
 import pytest
 from live_fakes import FakeClock
-from started_processes import StartedProcesses
-from test_live_process import alive
+from started_processes import StartedProcesses, alive, fake_juju
 
 from harness.errors import HarnessError
 from harness.live.jubilant_port import JubilantJujuPort
@@ -36,15 +33,12 @@ GUARD = 20.0
 
 def hanging_juju(folder: Path) -> Path:
     """A ``juju`` that answers nothing, as a controller half up does."""
-    script = folder / "juju"
     # ``exec`` keeps the pid and the arguments (as a snap's launcher does), which is how the
     # port knows its juju. The test learns the pid from ``Popen``, not from the fake: on a
     # loaded runner the port may kill the fake before it has run a single line.
-    script.write_text(
-        f"#!/bin/sh\nexec '{sys.executable}' -c 'import time; time.sleep({HANG})' \"$@\"\n"
+    return fake_juju(
+        folder, f"exec '{sys.executable}' -c 'import time; time.sleep({HANG})' \"$@\""
     )
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    return script
 
 
 def port_on(script: Path, call_timeout: float) -> JubilantJujuPort:
@@ -52,13 +46,6 @@ def port_on(script: Path, call_timeout: float) -> JubilantJujuPort:
     return JubilantJujuPort(
         jubilant.Juju(model="lab", cli_binary=script), clock=FakeClock(), call_timeout=call_timeout
     )
-
-
-@pytest.fixture
-def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[StartedProcesses]:
-    processes = StartedProcesses().install(monkeypatch)
-    yield processes
-    processes.kill_left()
 
 
 async def test_a_typed_verb_whose_juju_hangs_is_killed_and_named(
@@ -90,9 +77,7 @@ async def test_a_cancelled_typed_verb_leaves_no_juju_behind(
 
 
 async def test_a_failing_typed_verb_still_says_what_juju_said(tmp_path: Path) -> None:
-    script = tmp_path / "juju"
-    script.write_text("#!/bin/sh\necho 'ERROR application \"nope\" not found' >&2\nexit 1\n")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    script = fake_juju(tmp_path, "echo 'ERROR application \"nope\" not found' >&2\nexit 1")
     port = port_on(script, 5.0)
     with pytest.raises(Exception, match="not found") as raised:
         await port.integrate("nope:db", "mysql:database")
@@ -106,9 +91,7 @@ async def test_a_charm_directory_is_refused_where_jubilant_would_copy_it_as_a_fi
     # local charm into ~/snap/juju/common with shutil.copy, which a directory breaks.
     snap_bin = tmp_path / "snap" / "bin"
     snap_bin.mkdir(parents=True)
-    script = snap_bin / "juju"
-    script.write_text("#!/bin/sh\necho 3.6.1-genericlinux-amd64\n")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    script = fake_juju(snap_bin, "echo 3.6.1-genericlinux-amd64")
     charm_dir = tmp_path / "mycharm"
     charm_dir.mkdir()
     port = port_on(script, 5.0)
@@ -118,46 +101,36 @@ async def test_a_charm_directory_is_refused_where_jubilant_would_copy_it_as_a_fi
     assert "\n" not in str(raised.value)
 
 
-@dataclasses.dataclass
-class LateJuju:
+def start_juju_later(script: Path, delay: float) -> Callable[[], str]:
     """A call that does its own work first, then starts ``juju`` (as jubilant's deploy
-    copies a charm before it runs juju). It keeps the pid and exit code it saw itself."""
+    copies a charm before it runs juju)."""
 
-    script: Path
-    delay: float
-    pid: int | None = None
-    returncode: int | None = None
+    def call() -> str:
+        time.sleep(delay)
+        argv = [str(script), "deploy", "--model", "lab", "./x.charm"]
+        return str(subprocess.run(argv, capture_output=True, check=False).returncode)
 
-    def __call__(self) -> str:
-        time.sleep(self.delay)
-        juju = subprocess.Popen(
-            [str(self.script), "deploy", "--model", "lab", "./x.charm"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        self.pid = juju.pid
-        self.returncode = juju.wait()
-        return str(self.returncode)
+    return call
 
 
 async def test_a_juju_started_after_the_deadline_is_killed_too(
     tmp_path: Path, started: StartedProcesses
 ) -> None:
-    late = LateJuju(hanging_juju(tmp_path), 1.0)
-    port = port_on(late.script, 0.2)
+    script = hanging_juju(tmp_path)
+    port = port_on(script, 0.2)
     with pytest.raises(ProcessTimeout, match="deploy --model lab"):
-        await asyncio.wait_for(port._call(late), GUARD)
-    assert late.pid is not None, "the late juju never started"
-    assert late.returncode == -signal.SIGKILL, "the juju started after the deadline was not killed"
-    assert not alive(late.pid)
+        await asyncio.wait_for(port._call(start_juju_later(script, 1.0)), GUARD)
+    juju = started.one("deploy")
+    assert juju.returncode == -signal.SIGKILL, "the juju started after the deadline was not killed"
+    assert not alive(juju.pid)
 
 
 async def test_a_signal_while_a_late_juju_is_awaited_still_stops_the_run(
     tmp_path: Path, started: StartedProcesses
 ) -> None:
-    late = LateJuju(hanging_juju(tmp_path), 1.0)
-    port = port_on(late.script, 0.2)
-    call = asyncio.ensure_future(port._call(late))
+    script = hanging_juju(tmp_path)
+    port = port_on(script, 0.2)
+    call = asyncio.ensure_future(port._call(start_juju_later(script, 1.0)))
     # Past the deadline, the call is waiting for its thread's juju: a Ctrl-C arrives.
     for _ in range(int(GUARD / 0.05)):
         if port_is_stopping(call):
@@ -166,9 +139,9 @@ async def test_a_signal_while_a_late_juju_is_awaited_still_stops_the_run(
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(call, GUARD)
-    assert late.pid is not None, "the late juju never started"
-    assert late.returncode == -signal.SIGKILL, "the juju started while the signal waited lives"
-    assert not alive(late.pid)
+    juju = started.one("deploy")
+    assert juju.returncode == -signal.SIGKILL, "the juju started while the signal waited lives"
+    assert not alive(juju.pid)
 
 
 def port_is_stopping(call: asyncio.Future[object]) -> bool:

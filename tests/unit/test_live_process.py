@@ -7,11 +7,8 @@ not a mock, so a command that outlives its timeout fails the test.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,30 +16,12 @@ from unittest.mock import create_autospec
 
 import pytest
 from pytest_operator.plugin import OpsTest
-from started_processes import StartedProcesses
+from started_processes import StartedProcesses, alive, fake_juju
 
 from harness.live.juju_cli import JujuCLI, OpsTestJuju
 from harness.live.process import ProcessTimeout, run_process
 
 GUARD = 20.0  # seconds: only bounds a hang; every wait here ends on a condition
-
-
-def fake_juju(folder: Path, body: str) -> Path:
-    script = folder / "juju"
-    script.write_text("#!/bin/sh\n" + body + "\n")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    return script
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is dead but still listed; /proc says which.
-    with contextlib.suppress(OSError):
-        return " Z " not in Path(f"/proc/{pid}/stat").read_text().split(")", 1)[1][:3] + " "
-    return True
 
 
 def ops_test_on(tmp_path: Path) -> Any:
@@ -60,13 +39,6 @@ def ops_test_on(tmp_path: Path) -> Any:
     ops_test.run.side_effect = real_run
     ops_test.juju.side_effect = real_juju
     return ops_test
-
-
-@pytest.fixture
-def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[StartedProcesses]:
-    processes = StartedProcesses().install(monkeypatch)
-    yield processes
-    processes.kill_left()
 
 
 async def test_a_hanging_juju_is_killed_when_it_overruns(
