@@ -175,8 +175,7 @@ def pytest_live_lab(
     *,
     keep_model: bool = False,
     controller_version: Callable[[], str | None] = detect_controller_version,
-    models_before: Callable[[str | None], tuple[str, ...] | None] = controller_models,
-    existed_before: Callable[[], bool] | None = None,
+    existed_before: Callable[[], bool] = lambda: True,
     juju_defaults: bool = True,
 ) -> Iterator[Lab]:
     """The live Lab the pytest ``lab`` fixture yields, on the driver asked for.
@@ -187,7 +186,9 @@ def pytest_live_lab(
     that fixture's to make and destroy. Otherwise the controller's version picks the
     driver: libjuju through pytest-operator's ``ops_test``, or jubilant on a temporary model
     of its own (``jubilant.temp_model``, kept with ``keep_model``). EnvironmentUnavailable
-    when no controller (or, for pytest-operator, no charmcraft) is there.
+    when no controller (or, for pytest-operator, no charmcraft) is there. ``existed_before``
+    says whether ``ops_test``'s model existed before it was set up: only a model it made
+    gets Juju's default hook settings.
     """
     import jubilant
 
@@ -208,18 +209,13 @@ def pytest_live_lab(
     missing = live_prerequisites_missing()
     if missing:
         raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
-    # Whether --model named a model that existed: known only from before ops_test was set
-    # up (pytest_operator_model_existed). The plugin takes it when ops_test is set up,
-    # whoever asks first (``existed_before``); without the plugin it is asked here.
-    if existed_before is None:
-        existed = pytest_operator_model_existed(fixture("pytestconfig"), models_before)
     ops_test = fixture("ops_test")
-    if existed_before is not None:
-        existed = existed_before()
     lab = lab_from_ops_test(ops_test)
     _own(
         lab,
-        created=not existed,
+        # Known only from before ops_test was set up (pytest_operator_model_existed, which
+        # the plugin runs then); unknown: the model is the user's.
+        created=not existed_before(),
         juju_defaults=juju_defaults,
         user_set=_user_model_config_keys(ops_test),
     )

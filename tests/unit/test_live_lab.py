@@ -33,6 +33,7 @@ from harness.live.lab import (
     lab_from_ops_test,
     open_lab,
     pytest_live_lab,
+    pytest_operator_model_existed,
 )
 from harness.live.process import Completed
 
@@ -574,7 +575,9 @@ async def test_keys_the_users_model_config_file_sets_are_kept_and_said(
     ops_test = ops_test_on_new_model(None, config_file)  # pytest-operator made the model
     runner = model_config_answer("controller", "model")
     given = {"ops_test": ops_test, "juju": None, "pytestconfig": pytestconfig_with(model=None)}
-    versions, sets = await open_ops_test_lab(monkeypatch, runner, given.get)
+    versions, sets = await open_ops_test_lab(
+        monkeypatch, runner, given.get, existed_before=lambda: False
+    )
     assert sets == ["automatically-retry-hooks=true"]
     assert versions.model_config_from == "juju-defaults-except-user"
 
@@ -587,47 +590,59 @@ async def test_a_model_made_without_a_config_file_gets_all_of_juju_s_defaults(
     ops_test = ops_test_on_new_model(None, None)
     runner = model_config_answer("controller", "controller")
     given = {"ops_test": ops_test, "juju": None, "pytestconfig": pytestconfig_with(model=None)}
-    versions, sets = await open_ops_test_lab(monkeypatch, runner, given.get)
+    versions, sets = await open_ops_test_lab(
+        monkeypatch, runner, given.get, existed_before=lambda: False
+    )
     assert sets == ["automatically-retry-hooks=true", "update-status-hook-interval=5m"]
     assert versions.model_config_from == "juju-defaults"
 
 
 @pytest.mark.parametrize(
-    ("before", "origin"),
+    ("before", "existed"),
     [
         # `--model repro-mine` that the controller did not have: pytest-operator adds it.
-        (("controller", "other"), "juju-defaults"),
+        (("controller", "other"), False),
         # It was there: pytest-operator connects to it (and, from 0.43, records its cloud
-        # as it does for a model it adds, so the state cannot tell them apart afterwards).
-        (("controller", "repro-mine"), "existing-model"),
+        # as it does for a model it adds, so its state cannot tell them apart afterwards).
+        (("controller", "repro-mine"), True),
         # Whether it was there is unknown (`juju models` failed or hung): not ours to change.
-        (None, "existing-model"),
+        (None, True),
     ],
 )
-async def test_a_named_model_is_the_harnesss_only_when_it_did_not_exist_before(
-    monkeypatch: pytest.MonkeyPatch, before: tuple[str, ...] | None, origin: str
+def test_a_named_model_existed_when_its_controller_listed_it_or_cannot_say(
+    before: tuple[str, ...] | None, existed: bool
 ) -> None:
-    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
-    order: list[str] = []
-    ops_test = ops_test_on_new_model("repro-mine", None)
-    runner = model_config_answer("controller", "controller")
-    given = {
-        "juju": None,
-        "pytestconfig": pytestconfig_with(model="repro-mine", controller="mk8s"),
-    }
-
-    def fixture(name: str) -> object | None:
-        order.append(name)
-        return ops_test if name == "ops_test" else given.get(name)
+    asked: list[str | None] = []
 
     def models_before(controller: str | None) -> tuple[str, ...] | None:
-        order.append(f"models of {controller}")
+        asked.append(controller)
         return before
 
+    config = pytestconfig_with(model="repro-mine", controller="mk8s")
+    assert pytest_operator_model_existed(config, models_before) is existed
+    assert asked == ["mk8s"]
+
+
+def test_without_model_pytest_operator_adds_one_and_nothing_is_asked() -> None:
+    def models_before(controller: str | None) -> tuple[str, ...] | None:
+        raise AssertionError("no --model: nothing to look up")
+
+    assert pytest_operator_model_existed(pytestconfig_with(model=None), models_before) is False
+
+
+@pytest.mark.parametrize(
+    ("existed", "origin"), [(False, "juju-defaults"), (True, "existing-model")]
+)
+async def test_only_a_model_that_did_not_exist_gets_juju_s_defaults(
+    monkeypatch: pytest.MonkeyPatch, existed: bool, origin: str
+) -> None:
+    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
+    ops_test = ops_test_on_new_model("repro-mine", None)
+    runner = model_config_answer("controller", "controller")
+    given = {"ops_test": ops_test, "juju": None}
     versions, sets = await open_ops_test_lab(
-        monkeypatch, runner, fixture, models_before=models_before
+        monkeypatch, runner, given.get, existed_before=lambda: existed
     )
-    assert order.index("models of mk8s") < order.index("ops_test"), "looked after it was made"
     assert versions.model_config_from == origin
     if origin == "juju-defaults":
         assert sets == ["automatically-retry-hooks=true", "update-status-hook-interval=5m"]
@@ -636,33 +651,22 @@ async def test_a_named_model_is_the_harnesss_only_when_it_did_not_exist_before(
 
 
 @pytest.mark.parametrize("controllers_yaml", ["current-controller: mk8s-a\n", None])
-async def test_without_controller_the_models_are_asked_of_pytest_operators_controller(
+def test_without_controller_the_models_are_asked_of_pytest_operators_controller(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, controllers_yaml: str | None
 ) -> None:
     # pytest-operator connects to controllers.yaml's current-controller (libjuju's
     # FileJujuData); the `juju` CLI would prefer JUJU_MODEL's or JUJU_CONTROLLER's, where
     # the user's model may be absent, and the harness would then change its settings.
-    monkeypatch.setattr(lab_module, "live_prerequisites_missing", lambda **_: None)
     monkeypatch.setenv("JUJU_DATA", str(tmp_path))
     monkeypatch.setenv("JUJU_CONTROLLER", "mk8s-b")
     if controllers_yaml is not None:
         (tmp_path / "controllers.yaml").write_text(controllers_yaml)
-    ops_test = ops_test_on_new_model("users-model", None)
-    runner = model_config_answer("controller", "controller")
-    given = {
-        "ops_test": ops_test,
-        "juju": None,
-        "pytestconfig": pytestconfig_with(model="users-model"),
-    }
     asked: list[str | None] = []
 
     def models_before(controller: str | None) -> tuple[str, ...] | None:
         asked.append(controller)
         return () if controller == "mk8s-b" else ("users-model",)
 
-    versions, sets = await open_ops_test_lab(
-        monkeypatch, runner, given.get, models_before=models_before
-    )
+    config = pytestconfig_with(model="users-model")
+    assert pytest_operator_model_existed(config, models_before) is True
     assert asked == (["mk8s-a"] if controllers_yaml else [])
-    assert versions.model_config_from == "existing-model"
-    assert sets == []
