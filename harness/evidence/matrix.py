@@ -232,7 +232,8 @@ def _by_series(rows: Sequence[MatrixRow]) -> list[str]:
         "|---|" + "---|" * len(series),
     ]
     for disruption in sorted({r.disruption for r in rows}):
-        found = ["<br>".join(cells.get((disruption, s), ["(not run)"])) for s in series]
+        # One line per run: the cell turns line breaks into <br> (a literal one is escaped).
+        found = ["\n".join(cells.get((disruption, s), ["(not run)"])) for s in series]
         lines.append("| " + " | ".join(_cell(c) for c in (disruption, *found)) + " |")
     return lines
 
