@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -503,6 +504,37 @@ def test_report_errors(
     assert_one_line_error(code, err, "does not follow the bundle schema")
 
 
+def test_report_of_a_bundle_json_that_is_not_a_file_is_refused_not_read_forever(
+    tmp_path: Path,
+) -> None:
+    # A FIFO (or a link to /dev/zero) named bundle.json never ends; a hostile folder can
+    # hold one. In a child with a deadline, so old code fails the test instead of hanging.
+    folder = tmp_path / "run"
+    folder.mkdir()
+    os.mkfifo(folder / "bundle.json")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "report", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert_one_line_error(done.returncode, done.stderr, "bundle.json", "not a regular file")
+
+
+def test_report_of_a_bundle_nested_too_deeply_is_one_line(
+    capsys: pytest.CaptureFixture[str], bundle_dir: Path
+) -> None:
+    (bundle_dir / "bundle.json").write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+
+    code, _, err = repro(capsys, "report", str(bundle_dir))
+
+    assert_one_line_error(code, err, "nested too deeply")
+    assert "RecursionError" not in err
+
+
 # --- matrix ----------------------------------------------------------------------------
 
 
@@ -544,6 +576,8 @@ def test_one_bad_bundle_does_not_lose_the_matrix(
     (good / "bundle.json").write_text(text[: len(text) // 2], "utf-8")  # a truncated upload
     (tmp_path / "job-3.1").mkdir()
     (tmp_path / "job-3.1" / "bundle.json").write_text("[]", "utf-8")
+    (tmp_path / "job-3.4").mkdir()  # hostile: deeper than Python's JSON reader recurses
+    (tmp_path / "job-3.4" / "bundle.json").write_text("[" * 100_000 + "]" * 100_000, "utf-8")
 
     code, out, err = repro(capsys, "matrix", str(tmp_path), *(["--strict"] if strict else []))
 
@@ -555,6 +589,8 @@ def test_one_bad_bundle_does_not_lose_the_matrix(
     assert "is not JSON" in below
     assert "job-3.1/bundle.json`: " in below
     assert "schema" in below
+    assert "job-3.4/bundle.json`: " in below
+    assert "nested too deeply" in below
     assert ("unreadable" in err) == strict
 
 
