@@ -135,6 +135,10 @@ def _text_of(raw: IO[bytes]) -> TextIO:
 @contextlib.contextmanager
 def _open_log(path: str) -> Iterator[TextIO]:
     if path == "-":
+        if sys.stdin is None:  # fd 0 closed (`<&-`)
+            raise HarnessError(
+                "stdin is closed", "pipe a debug-log into repro timeline -, or pass its file"
+            )
         buffer = getattr(sys.stdin, "buffer", None)
         yield _text_of(buffer) if buffer is not None else sys.stdin
         return

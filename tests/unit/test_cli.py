@@ -445,6 +445,18 @@ def test_timeline_errors(
     assert_one_line_error(code, err, *words)
 
 
+def test_timeline_of_a_closed_stdin_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `repro timeline - <&-`: Python sets sys.stdin to None when fd 0 is closed.
+    monkeypatch.setattr(sys, "stdin", None)
+
+    code, _, err = repro(capsys, "timeline", "-")
+
+    assert_one_line_error(code, err, "stdin is closed", "pipe")
+    assert "TypeError" not in err
+
+
 def test_timeline_of_an_unreadable_file(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
