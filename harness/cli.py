@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
-from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
+from harness.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.versions import JujuVersion
 
 if TYPE_CHECKING:
@@ -209,6 +209,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
     version = _juju_strict(args.juju)
     catalogue = load()
+    if args.disruption not in catalogue.disruptions():
+        _refuse_a_scenario(args.disruption, args.juju)
     if args.container or args.signal or args.variant:
         branches: tuple[Any, ...] = (
             catalogue.expect(
@@ -226,6 +228,21 @@ def cmd_predict(args: argparse.Namespace) -> int:
     else:
         print(predict_text(branches, str(args.juju)))
     return 0
+
+
+def _refuse_a_scenario(name: str, juju: str) -> None:
+    """``repro list`` shows scenarios too; predict takes their disruption, so name it."""
+    from harness.scenarios import SCENARIOS
+
+    for s in SCENARIOS:
+        if s.name == name:
+            target = s.targets[0]
+            container = f" --container {target.container}" if target.container else ""
+            signal = f" --signal {target.signal}" if target.signal not in (None, "TERM") else ""
+            raise HarnessError(
+                f"{name} is a scenario, not a disruption",
+                f"use: repro predict {s.disruption} --juju {juju}{container}{signal}",
+            )
 
 
 # --- timeline --------------------------------------------------------------------------
@@ -461,9 +478,7 @@ def _targets_for(scenario: Scenario, app: str | None, stack_apps: Sequence[str])
     if app is None:
         return scenario
     if app not in stack_apps:
-        raise UnknownName(
-            f"unknown application {app!r}", f"choose one of: {', '.join(stack_apps)}"
-        )
+        raise unknown("application", app, stack_apps)
     chosen = tuple(t for t in scenario.targets if t.app == app)
     if not chosen:
         template = scenario.targets[0]

@@ -74,7 +74,7 @@ from harness.catalogue.model import (
     Signal,
     Source,
 )
-from harness.errors import HarnessError, UnknownName
+from harness.errors import HarnessError, UnknownName, unknown
 from harness.versions import JujuVersion
 
 DEFAULT_PATH = Path(__file__).with_name("catalogue.yaml")
@@ -233,10 +233,7 @@ class Catalogue:
 
     def _known(self, disruption: str) -> None:
         if disruption not in self.disruptions():
-            raise UnknownName(
-                f"unknown disruption {disruption!r}",
-                f"choose one of: {', '.join(self.disruptions())}",
-            )
+            raise unknown("disruption", disruption, self.disruptions())
 
 
 def normal_signal(signal: str | None) -> Signal | None:

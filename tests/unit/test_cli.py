@@ -191,6 +191,47 @@ def test_predict_errors(
     assert_one_line_error(code, err, *words)
 
 
+@pytest.mark.parametrize(
+    ("argv", "meant"),
+    [
+        (("run", "lp2021891-pod-delet"), "lp2021891-pod-delete"),
+        (("run", "poddelete"), "pod-delete"),
+        (("run", "container-restart-chram"), "container-restart-charm"),
+        (("predict", "pod-delet", "--juju", "3.6"), "pod-delete"),
+        (("predict", "node-restrat", "--juju", "3.6"), "node-restart"),
+    ],
+)
+def test_a_mistyped_name_gets_the_name_it_resembles(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: tuple[str, ...],
+    meant: str,
+) -> None:
+    no_controller(monkeypatch)
+
+    code, _, err = repro(capsys, *argv)
+
+    assert_one_line_error(code, err, f"did you mean {meant}?")
+
+
+@pytest.mark.parametrize(
+    ("name", "fix"),
+    [
+        ("lp2021891-pod-delete", "repro predict pod-delete --juju 3.6"),
+        (
+            "container-restart-charm",
+            "repro predict container-restart --juju 3.6 --container charm",
+        ),
+    ],
+)
+def test_predict_of_a_scenario_names_its_disruption(
+    capsys: pytest.CaptureFixture[str], name: str, fix: str
+) -> None:
+    code, _, err = repro(capsys, "predict", name, "--juju", "3.6")
+
+    assert_one_line_error(code, err, f"{name} is a scenario", fix)
+
+
 # --- timeline --------------------------------------------------------------------------
 
 _ENTITY = r"^unit-(?P<app>[a-z0-9-]+)-(?P<n>\d+): (?:\d{4}-\d{2}-\d{2} )?\d\d:\d\d:\d\d\S* "
