@@ -509,6 +509,30 @@ def test_every_job_has_a_timeout_and_no_checkout_keeps_credentials() -> None:
                 assert step["with"]["persist-credentials"] is False, f"{workflow}:{name}"
 
 
+# GitHub-hosted runners stop any job after 6 hours; "Set up job" and the actions' post steps
+# run inside the job's timeout too.
+HOSTED_JOB_LIMIT_MINUTES = 360
+SET_UP_AND_POST_MINUTES = 5
+
+
+def test_a_hung_step_fails_in_time_for_the_steps_that_save_evidence() -> None:
+    # A job that reaches its own timeout-minutes is cancelled, and a cancelled job skips every
+    # `!cancelled()` step: the reports, diagnostics and uploads. A step that reaches its
+    # timeout-minutes only fails, and those steps run. So every step has a timeout and the
+    # job's leaves room for all of them.
+    for workflow, name, job in _all_jobs():
+        untimed = [
+            s.get("name") for s in _steps(job) if not isinstance(s.get("timeout-minutes"), int)
+        ]
+        assert not untimed, f"{workflow}:{name}: steps without timeout-minutes: {untimed}"
+        steps = sum(step["timeout-minutes"] for step in _steps(job))
+        assert steps + SET_UP_AND_POST_MINUTES <= job["timeout-minutes"], (
+            f"{workflow}:{name}: steps may take {steps} min, the job is cancelled at "
+            f"{job['timeout-minutes']}"
+        )
+        assert job["timeout-minutes"] <= HOSTED_JOB_LIMIT_MINUTES, f"{workflow}:{name}"
+
+
 def test_run_blocks_take_github_expressions_through_env_only() -> None:
     # Expressions pasted into a script are code injection waiting for a crafted input.
     for workflow, name, job in _all_jobs():
