@@ -941,3 +941,34 @@ def test_shellcheck_points_at_the_workflow_line_of_a_bad_run_block(tmp_path: Pat
     assert finding.startswith(f"{workflows / 'bad.yaml'}:8:")
     assert "SC2070" in finding
     assert ":10:" not in result.stdout  # the python block is not shell
+
+
+# --- tox stops the suite gently --------------------------------------------------------
+
+
+def _tox_setting(env: str, key: str) -> float:
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(ROOT / "tox.ini", encoding="utf-8")
+    section = tox[f"testenv:{env}"] if tox.has_option(f"testenv:{env}", key) else tox["testenv"]
+    # tox's own defaults: SIGTERM 0.3 s after its SIGINT, SIGKILL 0.2 s after that.
+    defaults = {"interrupt_timeout": 0.3, "terminate_timeout": 0.2}
+    return float(section.get(key, defaults[key]))
+
+
+def test_tox_gives_an_interrupted_live_run_the_time_to_restart_microk8s() -> None:
+    # On Ctrl-C (or the runner's SIGINT) tox interrupts pytest, then terminates and kills it
+    # after interrupt_timeout and terminate_timeout. The harness answers both signals by
+    # finishing a `microk8s stop` under way, starting MicroK8s again and writing the bundle:
+    # killed halfway, the user is left with a stopped cluster and no evidence.
+    from harness.live.microk8s import STOP_START_TIMEOUT
+
+    write_bundle = 60.0
+    given = _tox_setting("integration", "interrupt_timeout") + _tox_setting(
+        "integration", "terminate_timeout"
+    )
+    assert given >= 2 * STOP_START_TIMEOUT + write_bundle, given
+
+
+def test_tox_gives_an_interrupted_twin_run_the_time_to_write_its_bundle() -> None:
+    # A cancelled ci.yaml job: the runner's SIGTERM follows its SIGINT after 7.5 s.
+    assert _tox_setting("twin", "interrupt_timeout") >= 7.5
