@@ -335,12 +335,21 @@ class _Run:
         """Each container's root layer as ops.testing mounts (one per top-level entry, so
         what the last hook created at the top level is mounted too), volumes beside."""
         containers = [
-            replace(c, mounts={**layers.mounts(self.roots[c.name]), **self._kept(c)})
-            if c.name in self.roots
-            else c
+            replace(c, mounts=self._mounts(c)) if c.name in self.roots else c
             for c in state.containers
         ]
         return replace(state, containers=frozenset(containers))
+
+    def _mounts(self, c: testing.Container) -> dict[str, testing.Mount]:
+        kept = self._kept(c)
+        root = self.roots[c.name]
+        top = layers.mount_points(root, [str(m.location) for m in kept.values()])
+        offered = {
+            name: mount
+            for name, mount in layers.mounts(root).items()
+            if str(mount.location) not in top
+        }
+        return {**offered, **kept}
 
     def adopt(self, state: testing.State) -> testing.State:
         """The running unit: each container's image, with the test's mounts copied over it

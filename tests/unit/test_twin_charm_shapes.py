@@ -1,0 +1,115 @@
+"""``run_disruption`` on small charms shaped like published third-party Kubernetes charms.
+
+Each charm here is written for this file; its shape (where storage is mounted, where the
+metadata lives, what the charm does in which hook) is the one a real charm put through the
+twin had when the twin first broke on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import ops
+import pytest
+from ops import testing
+
+from harness.disrupt.base import NAMES
+from harness.twin import Image, run_disruption
+from harness.twin.disruption import REFUSED
+
+DISRUPTIONS = [name for name in NAMES if name not in REFUSED]
+POSITIONS = "/tmp/agent/data/positions.yaml"
+AGENT_CONFIG = "/etc/agent.yaml"
+
+# A telemetry agent: its storage volume is mounted *inside* a directory its image ships
+# (/tmp/agent/data under /tmp), as grafana-agent-k8s mounts its "data" storage.
+AGENT_META: dict[str, Any] = {
+    "name": "agent",
+    "containers": {
+        "agent": {
+            "resource": "agent-image",
+            "mounts": [{"storage": "data", "location": "/tmp/agent/data"}],
+        }
+    },
+    "storage": {"data": {"type": "filesystem"}},
+    "peers": {"peers": {"interface": "agent_replica"}},
+}
+
+
+class Agent(ops.CharmBase):
+    """Writes its config on every hook that can reach the workload; keeps its read
+    positions on the storage volume."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        for event in (self.on.agent_pebble_ready, self.on.config_changed, self.on.upgrade_charm):
+            framework.observe(event, self._configure)
+
+    def _configure(self, event: ops.EventBase) -> None:
+        container = self.unit.get_container("agent")
+        if not container.can_connect():
+            return
+        container.push(AGENT_CONFIG, "server: {}\n", make_dirs=True)
+        if not container.exists(POSITIONS):
+            container.push(POSITIONS, "positions: {}\n", make_dirs=True)
+
+
+def agent_unit(tmp_path: Path) -> testing.State:
+    volume = tmp_path / "volume"
+    volume.mkdir()
+    (volume / "positions.yaml").write_text("positions: {app.log: 42}\n")
+    agent = testing.Container(
+        "agent",
+        can_connect=True,
+        mounts={"data": testing.Mount(location="/tmp/agent/data", source=volume)},
+    )
+    return testing.State(
+        leader=True,
+        containers={agent},
+        storages={testing.Storage("data")},
+        relations={testing.PeerRelation("peers", peers_data={1: {}})},
+    )
+
+
+@pytest.mark.parametrize("disruption", DISRUPTIONS)
+def test_a_volume_mounted_inside_an_image_directory_outlives_every_disruption(
+    disruption: str, tmp_path: Path
+) -> None:
+    ctx = testing.Context(Agent, meta=AGENT_META)
+    result = run_disruption(
+        ctx,
+        agent_unit(tmp_path),
+        disruption,
+        images={"agent": Image.linux(["/tmp/agent"])},
+        storage_mounts={"data"},
+        workdir=tmp_path / "twin",
+    )
+    assert result.read_text("agent", POSITIONS) == "positions: {app.log: 42}\n"
+    assert result.read_text("agent", AGENT_CONFIG) == "server: {}\n"
+    # The state left behind runs further hooks, as an author's next assertion would.
+    ctx.run(ctx.on.update_status(), result.state)
+
+
+def test_a_volume_mounted_over_a_top_level_image_directory_hides_it(tmp_path: Path) -> None:
+    volume = tmp_path / "volume"
+    volume.mkdir()
+    (volume / "kept").write_text("on the volume")
+    state = testing.State(
+        containers={
+            testing.Container(
+                "app",
+                can_connect=True,
+                mounts={"srv": testing.Mount(location="/srv", source=volume)},
+            )
+        },
+        storages={testing.Storage("srv")},
+    )
+    meta = {"name": "app", "containers": {"app": {}}, "storage": {"srv": {"type": "filesystem"}}}
+    ctx = testing.Context(ops.CharmBase, meta=meta)
+    image = Image.linux(files={"/srv/from-image": "hidden under the volume"})
+    result = run_disruption(
+        ctx, state, "pod-delete", images={"app": image}, storage_mounts={"srv"}
+    )
+    assert result.read_text("app", "/srv/kept") == "on the volume"
+    assert result.read_text("app", "/srv/from-image") is None
