@@ -375,8 +375,15 @@ class _Run:
             if change.restarts(c.name):
                 self._fresh_root(c.name)
                 notices = c.notices if change.pebble_state_kept else ()
+                # Its Pebble is up for the hooks after the restart (pebble-ready says so),
+                # whatever the test's state said before, as in the twin lab.
                 c = replace(
-                    c, layers={}, service_statuses={}, notices=notices, check_infos=frozenset()
+                    c,
+                    can_connect=True,
+                    layers={},
+                    service_statuses={},
+                    notices=notices,
+                    check_infos=frozenset(),
                 )
             containers.append(c)
         state = self.offer(replace(state, containers=frozenset(containers)))
@@ -404,7 +411,14 @@ class _Run:
                     volume = layers.fresh_dir(self.workdir / f"volume-{name}-{self._serial}")
                     mounts[name] = replace(mounts[name], source=volume)
             containers.append(
-                replace(c, mounts=mounts, layers={}, service_statuses={}, notices=())
+                replace(
+                    c,
+                    can_connect=True,
+                    mounts=mounts,
+                    layers={},
+                    service_statuses={},
+                    notices=(),
+                )
             )
         state = self.offer(replace(state, containers=frozenset(containers)))
         relations = state.relations

@@ -113,3 +113,63 @@ def test_a_volume_mounted_over_a_top_level_image_directory_hides_it(tmp_path: Pa
     )
     assert result.read_text("app", "/srv/kept") == "on the volume"
     assert result.read_text("app", "/srv/from-image") is None
+
+
+# An ingress proxy: it defers a route request while its workload's Pebble cannot be reached,
+# as traefik-k8s does, and writes the route once it can.
+PROXY_META: dict[str, Any] = {
+    "name": "proxy",
+    "containers": {"proxy": {"resource": "proxy-image"}},
+    "provides": {"ingress": {"interface": "ingress"}},
+}
+ROUTE = "/etc/proxy/routes.yaml"
+
+
+class Proxy(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.ingress_relation_changed, self._route)
+        framework.observe(self.on.proxy_pebble_ready, self._ready)
+
+    def _ready(self, event: ops.EventBase) -> None:
+        self.unit.status = ops.ActiveStatus("serving")
+
+    def _route(self, event: ops.RelationChangedEvent) -> None:
+        container = self.unit.get_container("proxy")
+        if not container.can_connect():
+            event.defer()
+            return
+        container.push(ROUTE, f"port: {event.relation.data[event.app]['port']}\n", make_dirs=True)
+
+
+def proxy_waiting_for_its_workload() -> tuple[testing.Context[Proxy], testing.State]:
+    ctx = testing.Context(Proxy, meta=PROXY_META)
+    ingress = testing.Relation("ingress", remote_app_data={"port": "8080"})
+    state = testing.State(
+        leader=True,
+        containers={testing.Container("proxy", can_connect=False)},
+        relations={ingress},
+    )
+    state = ctx.run(ctx.on.relation_changed(ingress, remote_unit=0), state)
+    assert [d.name for d in state.deferred] == ["ingress_relation_changed"]
+    return ctx, state
+
+
+@pytest.mark.parametrize("disruption", ["node-restart", "container-restart"])
+def test_a_restarted_container_has_pebble_up_and_the_deferred_request_is_served(
+    disruption: str,
+) -> None:
+    ctx, state = proxy_waiting_for_its_workload()
+    result = run_disruption(ctx, state, disruption)
+    assert result.state.get_container("proxy").can_connect
+    assert result.read_text("proxy", ROUTE) == "port: 8080\n"
+    assert result.state.deferred == []
+    assert result.state.unit_status == testing.ActiveStatus("serving")
+
+
+def test_a_new_pod_loses_the_deferred_request_but_its_container_is_reachable() -> None:
+    ctx, state = proxy_waiting_for_its_workload()
+    result = run_disruption(ctx, state, "pod-delete")
+    assert result.state.deferred == []  # the charm directory went with the old pod
+    assert result.read_text("proxy", ROUTE) is None  # nothing asks for the route again
+    assert result.state.unit_status == testing.ActiveStatus("serving")
