@@ -418,6 +418,7 @@ class _Run:
                     layers={},
                     service_statuses={},
                     notices=(),
+                    check_infos=frozenset(),
                 )
             )
         state = self.offer(replace(state, containers=frozenset(containers)))

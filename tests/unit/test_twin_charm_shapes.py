@@ -173,3 +173,59 @@ def test_a_new_pod_loses_the_deferred_request_but_its_container_is_reachable() -
     assert result.state.deferred == []  # the charm directory went with the old pod
     assert result.read_text("proxy", ROUTE) is None  # nothing asks for the route again
     assert result.state.unit_status == testing.ActiveStatus("serving")
+
+
+# A web server whose Pebble layer has a health check, and which reports its status from
+# collect-status, as most Canonical Kubernetes charms now do.
+WEB_META: dict[str, Any] = {"name": "web", "containers": {"web": {"resource": "web-image"}}}
+WEB_LAYER = ops.pebble.Layer(
+    {
+        "services": {"web": {"override": "replace", "command": "web", "startup": "enabled"}},
+        "checks": {
+            "alive": {
+                "override": "replace",
+                "level": "alive",
+                "http": {"url": "http://localhost:8080/"},
+            }
+        },
+    }
+)
+
+
+class Web(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.web_pebble_ready, self._plan)
+        framework.observe(self.on.collect_unit_status, self._status)
+
+    def _plan(self, event: ops.EventBase) -> None:
+        container = self.unit.get_container("web")
+        container.add_layer("web", WEB_LAYER, combine=True)
+        container.replan()
+
+    def _status(self, event: ops.CollectStatusEvent) -> None:
+        container = self.unit.get_container("web")
+        if not container.can_connect() or "web" not in container.get_plan().services:
+            event.add_status(ops.WaitingStatus("waiting for the web service"))
+        event.add_status(ops.ActiveStatus())
+
+
+def web_serving() -> testing.State:
+    web = testing.Container(
+        "web",
+        can_connect=True,
+        layers={"web": WEB_LAYER},
+        service_statuses={"web": ops.pebble.ServiceStatus.ACTIVE},
+        check_infos={testing.CheckInfo("alive", level=ops.pebble.CheckLevel.ALIVE)},
+    )
+    return testing.State(leader=True, containers={web})
+
+
+@pytest.mark.parametrize("disruption", DISRUPTIONS)
+def test_a_layer_with_checks_is_planned_again_after_every_disruption(disruption: str) -> None:
+    ctx = testing.Context(Web, meta=WEB_META)
+    result = run_disruption(ctx, web_serving(), disruption)
+    web = result.state.get_container("web")
+    assert web.plan.checks["alive"].level == ops.pebble.CheckLevel.ALIVE
+    assert {check.name for check in web.check_infos} == {"alive"}
+    assert result.state.unit_status == testing.ActiveStatus()
