@@ -487,7 +487,12 @@ def _targets_for(scenario: Scenario, app: str | None, stack_apps: Sequence[str])
 
 
 def _unfinished_bundle(
-    folder: Path, scenario: Scenario, backend: str, stack: Stack, exc: BaseException
+    folder: Path,
+    scenario: Scenario,
+    backend: str,
+    stack: Stack,
+    exc: BaseException,
+    signal_name: str | None = None,
 ) -> None:
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
     from harness.evidence.bundle import Evidence, write_bundle
@@ -497,7 +502,7 @@ def _unfinished_bundle(
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
     if interrupted and not str(exc):
-        error = describe("SIGINT", "start-up (connecting and deploying)")
+        error = describe(signal_name or "SIGINT", "start-up (connecting and deploying)")
     evidence = Evidence.before_the_run(
         scenario.name,
         "twin" if backend == "twin" else "live",
@@ -601,17 +606,21 @@ def _execute(
     start: Callable[[Interruption], Coroutine[Any, Any, RunResult]],
 ) -> int:
     """Run under an interruption handler; a run that stops early still leaves its bundle."""
-    from harness.interrupt import Interruption
+    from harness.interrupt import Interruption, RunInterrupted
 
     interruption = Interruption()
     try:
         with interruption.installed(), _each_warning_once(SCENARIO_RUNTIME_LOGGER):
             result = asyncio.run(start(interruption))
     except BaseException as exc:
+        signal_name = interruption.signal_name
         if not (folder / "bundle.json").exists():
-            _unfinished_bundle(folder, scenario, backend, stack, exc)
+            _unfinished_bundle(folder, scenario, backend, stack, exc, signal_name)
         if (folder / "bundle.json").exists():
             print(folder, flush=True)
+        if signal_name and type(exc) is KeyboardInterrupt and not str(exc):
+            # A second signal stops at once with a bare KeyboardInterrupt: name the signal.
+            raise RunInterrupted(signal_name, "start-up (connecting and deploying)") from exc
         raise
     print(result.folder, flush=True)
     if interruption.requested:
