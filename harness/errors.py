@@ -19,12 +19,17 @@ class UnknownName(HarnessError):
     """An unknown scenario, disruption, unit or application name."""
 
 
-def unknown(kind: str, name: str, choices: Iterable[str]) -> UnknownName:
-    """``name`` is not one of ``choices``; a typo is told the choice it resembles first."""
+def choose_one_of(name: str, choices: Iterable[str]) -> str:
+    """The fix for a ``name`` not in ``choices``: a typo is told the choice it resembles."""
     known = list(dict.fromkeys(choices))
     close = difflib.get_close_matches(name, known, n=1)
     meant = f"did you mean {close[0]}? " if close else ""
-    return UnknownName(f"unknown {kind} {name!r}", f"{meant}choose one of: {', '.join(known)}")
+    return f"{meant}choose one of: {', '.join(known)}"
+
+
+def unknown(kind: str, name: str, choices: Iterable[str]) -> UnknownName:
+    """``name`` is not one of ``choices``."""
+    return UnknownName(f"unknown {kind} {name!r}", choose_one_of(name, choices))
 
 
 class EnvironmentUnavailable(HarnessError):

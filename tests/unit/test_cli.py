@@ -577,6 +577,38 @@ def test_report_of_a_bundle_json_that_is_not_a_file_is_refused_not_read_forever(
     assert_one_line_error(done.returncode, done.stderr, "bundle.json", "not a regular file")
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_run_with_a_bundle_that_is_not_a_regular_file_is_refused_not_read_forever(
+    tmp_path: Path, kind: str
+) -> None:
+    bundle = tmp_path / "bundle.yaml"
+    if kind == "fifo":
+        os.mkfifo(bundle)
+    else:
+        bundle.symlink_to("/dev/zero")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", "pod-delete", "--bundle", str(bundle)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert_one_line_error(done.returncode, done.stderr, "bundle.yaml", "not a regular file")
+
+
+def test_run_with_an_app_not_in_the_bundle_names_the_one_it_resembles(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_controller(monkeypatch)
+    bundle = SAMPLES.parent / "bundles" / "postgresql-k8s" / "bundle.yaml"
+
+    code, _, err = repro(capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", "postgres")
+
+    assert_one_line_error(code, err, "did you mean postgresql-k8s?")
+
+
 def test_report_of_a_bundle_nested_too_deeply_is_one_line(
     capsys: pytest.CaptureFixture[str], bundle_dir: Path
 ) -> None:
