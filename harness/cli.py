@@ -106,6 +106,20 @@ def _judged(version: JujuVersion, text: str) -> str | None:
     return None
 
 
+# juju/names model.go (IsValidModelName): lowercase letters, digits, non-leading hyphens.
+_MODEL = re.compile(r"^[a-z0-9]+[a-z0-9-]*$")
+
+
+def _check_model(name: str | None) -> None:
+    """``--model``: refused before anything runs; the name is also the Kubernetes namespace
+    in every printed command, so it must be one Juju accepts."""
+    if name is not None and not _MODEL.match(name):
+        raise HarnessError(
+            f"not a Juju model name: {name!r}",
+            "use lowercase letters, digits and hyphens, e.g. --model repro-lab",
+        )
+
+
 def _normal_unit(text: str) -> str:
     """``probe/0``, also accepting the agent name ``unit-probe-0``."""
     from harness.observe.debug_log import unit_from_entity
@@ -534,6 +548,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if given:
             raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
     chosen = find_scenario(args.scenario)
+    _check_model(args.model)
     juju = _juju_option(args.juju)
     note = _judged(juju, args.juju) if juju is not None and args.backend != "live" else None
     if not args.dry_run:
@@ -640,6 +655,7 @@ def _run_bundle(args: argparse.Namespace) -> int:
     from harness.evidence.folders import check_evidence_root, claim_folder
 
     juju = _juju_option(args.juju)
+    _check_model(args.model)
     # A bad file is refused before the backend is even chosen (any app's charm source may
     # stand in for a local charm not packed yet: the twin runs the source).
     load_bundle(args.bundle, charms=parse_charm_sources(args.charm_source))

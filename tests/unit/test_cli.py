@@ -22,6 +22,7 @@ from harness.evidence import write_bundle
 from harness.scenarios import SCENARIOS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
+BUNDLES = SAMPLES.parent / "bundles"
 LOGS = sorted(p for p in SAMPLES.iterdir() if p.name.startswith(("debuglog_", "agentlogfile_")))
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -602,7 +603,7 @@ def test_run_with_an_app_not_in_the_bundle_names_the_one_it_resembles(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     no_controller(monkeypatch)
-    bundle = SAMPLES.parent / "bundles" / "postgresql-k8s" / "bundle.yaml"
+    bundle = BUNDLES / "postgresql-k8s" / "bundle.yaml"
 
     code, _, err = repro(capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", "postgres")
 
@@ -790,6 +791,23 @@ def test_run_live_without_a_controller_says_how_to_bootstrap(
         (("run", "lp2021891-pod-delete", "--juju", "latest"), ("not a Juju version",)),
         (("run", "lp2021891-pod-delete", "--app", "nginx", "--dry-run"), ("nginx", "probe-peer")),
         (("run", "lp2021891-pod-delete", "--backend", "k8s"), ("k8s",)),
+        *(
+            (("run", *scenario, "--backend", "live", "--dry-run", "--model", model), words)
+            for scenario, model, words in (
+                (
+                    ("lp2021891-pod-delete",),
+                    "a;rm -r b",
+                    ("not a Juju model name: 'a;rm -r b'", "lowercase letters, digits"),
+                ),
+                (("lp2021891-pod-delete",), "My-Model", ("not a Juju model name",)),
+                (("lp2021891-pod-delete",), "", ("not a Juju model name: ''",)),
+                (
+                    ("pod-delete", "--bundle", str(BUNDLES / "postgresql-k8s")),
+                    "my_lab",
+                    ("not a Juju model name: 'my_lab'",),
+                ),
+            )
+        ),
         (
             (
                 "run",
