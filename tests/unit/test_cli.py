@@ -640,15 +640,21 @@ def test_matrix_finds_bundles_recursively(
     assert rows[0].rstrip(" |").endswith("| 0 | 1")
 
 
-@pytest.mark.parametrize("case", ["missing", "empty"])
+@pytest.mark.parametrize("case", ["missing", "empty", "file"])
 def test_matrix_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str) -> None:
     target = tmp_path / "x"
     if case == "empty":
         target.mkdir()
+    if case == "file":
+        target.write_text("# a report.md, say")
 
     code, _, err = repro(capsys, "matrix", str(target))
 
-    words = {"missing": "no such folder", "empty": "no bundle.json under"}
+    words = {
+        "missing": "no such folder",
+        "empty": "no bundle.json under",
+        "file": "is a file, not a folder of bundles",
+    }
     assert_one_line_error(code, err, words[case])
 
 
