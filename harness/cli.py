@@ -467,6 +467,19 @@ def _unreachable(check: object) -> EnvironmentUnavailable:
 
 
 def _probe_charm(args: argparse.Namespace, backend: str) -> str:
+    given = Path(args.probe_charm) if args.probe_charm else None
+    # The twin runs a probe folder's code; checked before an evidence folder is claimed.
+    if (
+        backend == "twin"
+        and given is not None
+        and given.is_dir()
+        and not ((given / "src" / "charm.py").is_file() and (given / "charmcraft.yaml").is_file())
+    ):
+        raise HarnessError(
+            f"--probe-charm {given} is a folder without the probe charm "
+            "(src/charm.py and charmcraft.yaml)",
+            "pass charms/probe of a checkout, or leave --probe-charm out on the twin",
+        )
     if args.probe_charm:
         if not args.dry_run and not Path(args.probe_charm).exists():
             raise HarnessError(

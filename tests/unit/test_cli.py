@@ -840,6 +840,26 @@ def test_run_errors(
     assert_one_line_error(code, err, *words)
 
 
+def test_run_on_the_twin_with_a_folder_that_is_not_the_probe_says_which_option(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = repro(
+        capsys,
+        "run",
+        "lp2021891-pod-delete",
+        "--backend",
+        "twin",
+        "--probe-charm",
+        str(SAMPLES),
+        "--evidence-dir",
+        str(tmp_path / "ev"),
+    )
+
+    assert_one_line_error(code, err, f"--probe-charm {SAMPLES}", "charms/probe")
+    assert "make_lab" not in err  # the library's keyword means nothing on the command line
+    assert not (tmp_path / "ev").exists() or not any((tmp_path / "ev").iterdir())
+
+
 def test_run_app_retargets_the_disruption(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
