@@ -873,6 +873,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # e.g. output redirected to a full disk
+        if exc.filename:
+            problem, fix = f"{exc.strerror or exc}: {exc.filename}", "check that path"
+        else:
+            problem, fix = str(exc.strerror or exc), "check free space where the output goes"
+        print(f"repro: {problem} ({fix})", file=sys.stderr)
     except Exception as exc:  # a bug, but still one line: the bundle has the rest
         print(f"repro: {type(exc).__name__}: {_one_line(str(exc))}", file=sys.stderr)
     return 2

@@ -516,6 +516,27 @@ def test_timeline_of_an_unreadable_file(
     assert_one_line_error(code, err, "cannot read", "Permission denied")
 
 
+class _FullDisk(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("list",), ("predict", "pod-delete", "--juju", "3.6"), ("timeline", str(LOGS[0]))],
+)
+def test_output_to_a_full_disk_is_one_line_naming_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...]
+) -> None:
+    # `repro timeline big.log > /full/disk/out.txt`
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
+
+    code, _, err = repro(capsys, *argv)
+
+    assert_one_line_error(code, err, "No space left on device", "free space")
+    assert "OSError" not in err
+
+
 # --- report ----------------------------------------------------------------------------
 
 
