@@ -21,16 +21,18 @@ the call is cancelled.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import itertools
 import logging
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
 import jubilant
 
-from harness.errors import HarnessError, UnknownName
+from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm
 from harness.live.process import KILL_WAIT, ProcessTimeout, kill_pids, running_children
@@ -40,6 +42,33 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 POLL = 0.2  # seconds between looks for a juju the call started after its deadline
+
+# jubilant 1.5 bounds temp_model's destroy-model (10 min; before, a destroy MicroK8s hangs
+# waits forever) and 1.6 copies a local charm where a snap juju can read it
+# (Juju._deploy_tempdir), which deploy and refresh rely on: read in each release's wheel.
+MIN_JUBILANT = (1, 6)
+
+
+def installed_jubilant() -> str | None:
+    """The installed jubilant's version, or None when its metadata cannot be read."""
+    try:
+        return importlib.metadata.version("jubilant")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def require_jubilant(version: str | None) -> None:
+    """EnvironmentUnavailable when jubilant ``version`` is older than MIN_JUBILANT."""
+    found = re.match(r"(\d+)\.(\d+)", version or "")
+    if found is None or (int(found[1]), int(found[2])) >= MIN_JUBILANT:
+        return  # unknown (no metadata) is not refused: nothing says it is too old
+    floor = ".".join(map(str, MIN_JUBILANT))
+    raise EnvironmentUnavailable(
+        f"jubilant {version} is too old for the jubilant driver, which needs {floor}+ "
+        "(a local charm copied where a snap juju can read it, a bounded temporary-model "
+        "teardown)",
+        f"pip install 'jubilant>={floor}'",
+    )
 
 
 def cli_for_jubilant(juju: jubilant.Juju) -> JujuCLI:
@@ -82,6 +111,7 @@ class JubilantJujuPort(LiveJujuPort):
         reconnect_timeout: float = 900.0,
         call_timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
+        require_jubilant(installed_jubilant())
         if not juju.model:
             raise UnknownName(
                 "the jubilant Juju is bound to no model",
