@@ -335,12 +335,21 @@ class _Run:
         """Each container's root layer as ops.testing mounts (one per top-level entry, so
         what the last hook created at the top level is mounted too), volumes beside."""
         containers = [
-            replace(c, mounts={**layers.mounts(self.roots[c.name]), **self._kept(c)})
-            if c.name in self.roots
-            else c
+            replace(c, mounts=self._mounts(c)) if c.name in self.roots else c
             for c in state.containers
         ]
         return replace(state, containers=frozenset(containers))
+
+    def _mounts(self, c: testing.Container) -> dict[str, testing.Mount]:
+        kept = self._kept(c)
+        root = self.roots[c.name]
+        top = layers.mount_points(root, [str(m.location) for m in kept.values()])
+        offered = {
+            name: mount
+            for name, mount in layers.mounts(root).items()
+            if str(mount.location) not in top
+        }
+        return {**offered, **kept}
 
     def adopt(self, state: testing.State) -> testing.State:
         """The running unit: each container's image, with the test's mounts copied over it
@@ -366,8 +375,15 @@ class _Run:
             if change.restarts(c.name):
                 self._fresh_root(c.name)
                 notices = c.notices if change.pebble_state_kept else ()
+                # Its Pebble is up for the hooks after the restart (pebble-ready says so),
+                # whatever the test's state said before, as in the twin lab.
                 c = replace(
-                    c, layers={}, service_statuses={}, notices=notices, check_infos=frozenset()
+                    c,
+                    can_connect=True,
+                    layers={},
+                    service_statuses={},
+                    notices=notices,
+                    check_infos=frozenset(),
                 )
             containers.append(c)
         state = self.offer(replace(state, containers=frozenset(containers)))
@@ -395,7 +411,15 @@ class _Run:
                     volume = layers.fresh_dir(self.workdir / f"volume-{name}-{self._serial}")
                     mounts[name] = replace(mounts[name], source=volume)
             containers.append(
-                replace(c, mounts=mounts, layers={}, service_statuses={}, notices=())
+                replace(
+                    c,
+                    can_connect=True,
+                    mounts=mounts,
+                    layers={},
+                    service_statuses={},
+                    notices=(),
+                    check_infos=frozenset(),
+                )
             )
         state = self.offer(replace(state, containers=frozenset(containers)))
         relations = state.relations

@@ -63,6 +63,30 @@ def mounts(root: Path) -> dict[str, Mount]:
     }
 
 
+def mount_points(root: Path, locations: Iterable[str]) -> set[str]:
+    """Make room in a root layer for volumes mounted at ``locations``; returns the
+    top-level locations, whose root mount a volume replaces.
+
+    ops.testing mounts a volume by creating a symlink at its location, going through the
+    root layer's top-level mount when the location is below one (a volume at
+    ``/tmp/agent/data`` lands inside the layer's ``/tmp``). What is at that place in the
+    layer (the symlink of the previous hook, or the image's own directory) is removed: on
+    a real node the volume is mounted over it and hides it.
+    """
+    top: set[str] = set()
+    for location in locations:
+        parts = PurePosixPath(location).relative_to("/").parts
+        if len(parts) < 2:
+            top.add(f"/{parts[0]}" if parts else "/")
+            continue
+        where = root.joinpath(*parts)
+        if where.is_symlink() or where.is_file():
+            where.unlink()
+        elif where.is_dir():
+            shutil.rmtree(where)
+    return top
+
+
 def harvest(simulated_root: Path, layer: Path) -> None:
     """Move what a charm created outside the offered mounts into the layer.
 

@@ -1,0 +1,231 @@
+"""``run_disruption`` on small charms shaped like published third-party Kubernetes charms.
+
+Each charm here is written for this file; its shape (where storage is mounted, where the
+metadata lives, what the charm does in which hook) is the one a real charm put through the
+twin had when the twin first broke on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import ops
+import pytest
+from ops import testing
+
+from harness.disrupt.base import NAMES
+from harness.twin import Image, run_disruption
+from harness.twin.disruption import REFUSED
+
+DISRUPTIONS = [name for name in NAMES if name not in REFUSED]
+POSITIONS = "/tmp/agent/data/positions.yaml"
+AGENT_CONFIG = "/etc/agent.yaml"
+
+# A telemetry agent: its storage volume is mounted *inside* a directory its image ships
+# (/tmp/agent/data under /tmp), as grafana-agent-k8s mounts its "data" storage.
+AGENT_META: dict[str, Any] = {
+    "name": "agent",
+    "containers": {
+        "agent": {
+            "resource": "agent-image",
+            "mounts": [{"storage": "data", "location": "/tmp/agent/data"}],
+        }
+    },
+    "storage": {"data": {"type": "filesystem"}},
+    "peers": {"peers": {"interface": "agent_replica"}},
+}
+
+
+class Agent(ops.CharmBase):
+    """Writes its config on every hook that can reach the workload; keeps its read
+    positions on the storage volume."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        for event in (self.on.agent_pebble_ready, self.on.config_changed, self.on.upgrade_charm):
+            framework.observe(event, self._configure)
+
+    def _configure(self, event: ops.EventBase) -> None:
+        container = self.unit.get_container("agent")
+        if not container.can_connect():
+            return
+        container.push(AGENT_CONFIG, "server: {}\n", make_dirs=True)
+        if not container.exists(POSITIONS):
+            container.push(POSITIONS, "positions: {}\n", make_dirs=True)
+
+
+def agent_unit(tmp_path: Path) -> testing.State:
+    volume = tmp_path / "volume"
+    volume.mkdir()
+    (volume / "positions.yaml").write_text("positions: {app.log: 42}\n")
+    agent = testing.Container(
+        "agent",
+        can_connect=True,
+        mounts={"data": testing.Mount(location="/tmp/agent/data", source=volume)},
+    )
+    return testing.State(
+        leader=True,
+        containers={agent},
+        storages={testing.Storage("data")},
+        relations={testing.PeerRelation("peers", peers_data={1: {}})},
+    )
+
+
+@pytest.mark.parametrize("disruption", DISRUPTIONS)
+def test_a_volume_mounted_inside_an_image_directory_outlives_every_disruption(
+    disruption: str, tmp_path: Path
+) -> None:
+    ctx = testing.Context(Agent, meta=AGENT_META)
+    result = run_disruption(
+        ctx,
+        agent_unit(tmp_path),
+        disruption,
+        images={"agent": Image.linux(["/tmp/agent"])},
+        storage_mounts={"data"},
+        workdir=tmp_path / "twin",
+    )
+    assert result.read_text("agent", POSITIONS) == "positions: {app.log: 42}\n"
+    assert result.read_text("agent", AGENT_CONFIG) == "server: {}\n"
+    # The state left behind runs further hooks, as an author's next assertion would.
+    ctx.run(ctx.on.update_status(), result.state)
+
+
+def test_a_volume_mounted_over_a_top_level_image_directory_hides_it(tmp_path: Path) -> None:
+    volume = tmp_path / "volume"
+    volume.mkdir()
+    (volume / "kept").write_text("on the volume")
+    state = testing.State(
+        containers={
+            testing.Container(
+                "app",
+                can_connect=True,
+                mounts={"srv": testing.Mount(location="/srv", source=volume)},
+            )
+        },
+        storages={testing.Storage("srv")},
+    )
+    meta = {"name": "app", "containers": {"app": {}}, "storage": {"srv": {"type": "filesystem"}}}
+    ctx = testing.Context(ops.CharmBase, meta=meta)
+    image = Image.linux(files={"/srv/from-image": "hidden under the volume"})
+    result = run_disruption(
+        ctx, state, "pod-delete", images={"app": image}, storage_mounts={"srv"}
+    )
+    assert result.read_text("app", "/srv/kept") == "on the volume"
+    assert result.read_text("app", "/srv/from-image") is None
+
+
+# An ingress proxy: it defers a route request while its workload's Pebble cannot be reached,
+# as traefik-k8s does, and writes the route once it can.
+PROXY_META: dict[str, Any] = {
+    "name": "proxy",
+    "containers": {"proxy": {"resource": "proxy-image"}},
+    "provides": {"ingress": {"interface": "ingress"}},
+}
+ROUTE = "/etc/proxy/routes.yaml"
+
+
+class Proxy(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.ingress_relation_changed, self._route)
+        framework.observe(self.on.proxy_pebble_ready, self._ready)
+
+    def _ready(self, event: ops.EventBase) -> None:
+        self.unit.status = ops.ActiveStatus("serving")
+
+    def _route(self, event: ops.RelationChangedEvent) -> None:
+        container = self.unit.get_container("proxy")
+        if not container.can_connect():
+            event.defer()
+            return
+        container.push(ROUTE, f"port: {event.relation.data[event.app]['port']}\n", make_dirs=True)
+
+
+def proxy_waiting_for_its_workload() -> tuple[testing.Context[Proxy], testing.State]:
+    ctx = testing.Context(Proxy, meta=PROXY_META)
+    ingress = testing.Relation("ingress", remote_app_data={"port": "8080"})
+    state = testing.State(
+        leader=True,
+        containers={testing.Container("proxy", can_connect=False)},
+        relations={ingress},
+    )
+    state = ctx.run(ctx.on.relation_changed(ingress, remote_unit=0), state)
+    assert [d.name for d in state.deferred] == ["ingress_relation_changed"]
+    return ctx, state
+
+
+@pytest.mark.parametrize("disruption", ["node-restart", "container-restart"])
+def test_a_restarted_container_has_pebble_up_and_the_deferred_request_is_served(
+    disruption: str,
+) -> None:
+    ctx, state = proxy_waiting_for_its_workload()
+    result = run_disruption(ctx, state, disruption)
+    assert result.state.get_container("proxy").can_connect
+    assert result.read_text("proxy", ROUTE) == "port: 8080\n"
+    assert result.state.deferred == []
+    assert result.state.unit_status == testing.ActiveStatus("serving")
+
+
+def test_a_new_pod_loses_the_deferred_request_but_its_container_is_reachable() -> None:
+    ctx, state = proxy_waiting_for_its_workload()
+    result = run_disruption(ctx, state, "pod-delete")
+    assert result.state.deferred == []  # the charm directory went with the old pod
+    assert result.read_text("proxy", ROUTE) is None  # nothing asks for the route again
+    assert result.state.unit_status == testing.ActiveStatus("serving")
+
+
+# A web server whose Pebble layer has a health check, and which reports its status from
+# collect-status, as most Canonical Kubernetes charms now do.
+WEB_META: dict[str, Any] = {"name": "web", "containers": {"web": {"resource": "web-image"}}}
+WEB_LAYER = ops.pebble.Layer(
+    {
+        "services": {"web": {"override": "replace", "command": "web", "startup": "enabled"}},
+        "checks": {
+            "alive": {
+                "override": "replace",
+                "level": "alive",
+                "http": {"url": "http://localhost:8080/"},
+            }
+        },
+    }
+)
+
+
+class Web(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.web_pebble_ready, self._plan)
+        framework.observe(self.on.collect_unit_status, self._status)
+
+    def _plan(self, event: ops.EventBase) -> None:
+        container = self.unit.get_container("web")
+        container.add_layer("web", WEB_LAYER, combine=True)
+        container.replan()
+
+    def _status(self, event: ops.CollectStatusEvent) -> None:
+        container = self.unit.get_container("web")
+        if not container.can_connect() or "web" not in container.get_plan().services:
+            event.add_status(ops.WaitingStatus("waiting for the web service"))
+        event.add_status(ops.ActiveStatus())
+
+
+def web_serving() -> testing.State:
+    web = testing.Container(
+        "web",
+        can_connect=True,
+        layers={"web": WEB_LAYER},
+        service_statuses={"web": ops.pebble.ServiceStatus.ACTIVE},
+        check_infos={testing.CheckInfo("alive", level=ops.pebble.CheckLevel.ALIVE)},
+    )
+    return testing.State(leader=True, containers={web})
+
+
+@pytest.mark.parametrize("disruption", DISRUPTIONS)
+def test_a_layer_with_checks_is_planned_again_after_every_disruption(disruption: str) -> None:
+    ctx = testing.Context(Web, meta=WEB_META)
+    result = run_disruption(ctx, web_serving(), disruption)
+    web = result.state.get_container("web")
+    assert web.plan.checks["alive"].level == ops.pebble.CheckLevel.ALIVE
+    assert {check.name for check in web.check_infos} == {"alive"}
+    assert result.state.unit_status == testing.ActiveStatus()
