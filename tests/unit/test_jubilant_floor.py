@@ -25,14 +25,13 @@ import jubilant
 import pytest
 from live_fakes import FakeClock
 from packaging.requirements import Requirement
-from test_live_lab_jubilant import Controller, no_libjuju
+from test_live_lab_jubilant import Controller
 
 from harness.errors import EnvironmentUnavailable
 from harness.live import jubilant_port
 from harness.live import lab as lab_module
 from harness.live.jubilant_port import MIN_JUBILANT, JubilantJujuPort, require_jubilant
-from harness.live.juju_cli import JujuCLI
-from harness.live.lab import connect_lab, pytest_live_lab
+from harness.live.lab import pytest_live_lab
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,15 +75,7 @@ async def test_repro_on_an_old_jubilant_is_refused_before_a_model_is_made(
     monkeypatch.setattr(jubilant_port, "installed_jubilant", lambda: "1.4.0")
     controller = Controller("4.0")
     with pytest.raises(EnvironmentUnavailable, match=r"jubilant 1\.4\.0 is too old"):
-        async with connect_lab(
-            None,
-            False,
-            echo=lambda _: None,
-            clock=FakeClock(),
-            cli_for=lambda name: JujuCLI(controller),
-            model_factory=no_libjuju,
-            jubilant_factory=controller.juju,
-        ):
+        async with controller.connect():
             pass
     assert [c[0] for c in controller.cli.calls if c[0] in ("add-model", "destroy-model")] == []
 
