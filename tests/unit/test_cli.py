@@ -487,6 +487,29 @@ def test_timeline_errors(
     assert_one_line_error(code, err, *words)
 
 
+@pytest.mark.parametrize("fmt", ["text", "md", "json", "svg"])
+def test_timeline_never_prints_a_logs_control_characters(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
+) -> None:
+    # A log is someone else's text: an OSC escape in a "hook name" would retitle the
+    # terminal (or write its clipboard) when the timeline is printed.
+    log = tmp_path / "hostile.log"
+    log.write_text(
+        'unit-probe-0: 12:00:00 INFO juju.worker.uniter.operation ran "\x1b]0;owned\x07x" hook\n'
+        'unit-probe-0: 12:00:01 INFO juju.worker.uniter.operation ran "start" hook\n'
+        "unit-probe-0: 12:00:02 DEBUG unit.probe/0.juju-log Emitting Juju event \x1b[2Jbad.\n",
+        "utf-8",
+    )
+
+    code, out, _ = repro(capsys, "timeline", str(log), "--format", fmt)
+
+    assert code == 0
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert "start" in out
+    assert "owned" in out  # still shown, as visible text
+
+
 def test_timeline_of_a_closed_stdin_says_so(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
