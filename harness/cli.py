@@ -858,7 +858,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the command's own help, which lists what it takes
+            raise UsageError(
+                f"unrecognized arguments: {' '.join(extra)} (see repro {args.command} --help)"
+            )
         return int(args.func(args))
     except UsageError as exc:
         print(f"repro: {exc}", file=sys.stderr)

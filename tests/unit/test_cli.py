@@ -884,6 +884,36 @@ def test_run_errors(
     assert_one_line_error(code, err, *words)
 
 
+def test_run_with_an_empty_evidence_dir_is_refused_not_written_into_the_cwd(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # `--evidence-dir "$EVIDENCE"` with the variable unset.
+    monkeypatch.chdir(tmp_path)
+
+    code, _, err = repro(
+        capsys, "run", "lp2021891-pod-delete", "--backend", "twin", "--evidence-dir", ""
+    )
+
+    assert_one_line_error(code, err, "--evidence-dir is empty")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (("predict", "pod-delete", "--juju", "3.6", "--unit", "x/0"), "predict"),
+        (("timeline", "-", "--juju", "3.6"), "timeline"),
+        (("matrix", "evidence", "--format", "md"), "matrix"),
+    ],
+)
+def test_an_option_a_command_does_not_take_points_at_that_commands_help(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], command: str
+) -> None:
+    code, _, err = repro(capsys, *argv)
+
+    assert_one_line_error(code, err, "unrecognized arguments", f"see repro {command} --help")
+
+
 def test_run_on_the_twin_with_a_folder_that_is_not_the_probe_says_which_option(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
