@@ -39,7 +39,11 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 SCRIPTS = ROOT / ".github" / "scripts"
 CI = WORKFLOWS / "ci.yaml"
 INTEGRATION = WORKFLOWS / "integration.yaml"
-JUJU_CHANNELS = {"2.9/stable", "3.1/stable", "3.4/stable", "3.6/stable", "4.0/stable"}
+JUJU_CHANNELS = {"2.9/stable", "3.6/stable", "4.0/stable"}
+# Juju snap tracks the store no longer serves: "The available tracks are 2.9, 3, 3.6, 4.0,
+# and 4" (canonical/concierge PR 122, 2025-11-20, after the 3.5 track was removed);
+# canonical/stsstack-bundles issue 346 (2025-12-18): 3.4 and 3.5 are gone too.
+CLOSED_JUJU_TRACKS = ("3.0", "3.1", "3.2", "3.3", "3.4", "3.5")
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 SCENARIO_NAMES = [scenario.name for scenario in SCENARIOS]
 PYTEST_COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
@@ -99,6 +103,19 @@ def test_the_live_matrix_covers_every_juju_channel(event: str) -> None:
     assert all("/" not in job.id for job in jobs), "artifact names cannot hold '/'"
 
 
+@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+def test_no_live_job_installs_juju_from_a_closed_snap_track(event: str) -> None:
+    for job in plan_matrix.plan(event, {}):
+        assert job.juju.split("/")[0] not in CLOSED_JUJU_TRACKS, f"{job.juju}: no such track"
+
+
+@pytest.mark.parametrize("track", CLOSED_JUJU_TRACKS)
+def test_a_dispatch_on_a_closed_juju_track_is_refused_with_the_fix(track: str) -> None:
+    with pytest.raises(plan_matrix.PlanError, match=r"snap track .*closed.*3\.6/stable") as err:
+        _dispatch(f"{track}/stable", "1.28-strict/stable")
+    assert "\n" not in str(err.value)
+
+
 def test_each_controller_gets_its_own_libjuju_major_and_microk8s_confinement() -> None:
     for job in plan_matrix.plan("schedule", {}):
         if job.juju.startswith("2."):
@@ -117,14 +134,14 @@ def test_each_controller_gets_its_own_libjuju_major_and_microk8s_confinement() -
 
 @pytest.mark.parametrize("scenario", SCENARIO_NAMES)
 def test_a_dispatch_collapses_the_matrix_to_the_reporters_versions(scenario: str) -> None:
-    (job,) = _dispatch("3.2/stable", "1.26-strict/stable", scenario)
+    (job,) = _dispatch("3.6/candidate", "1.29-strict/stable", scenario)
     assert (job.juju, job.microk8s, job.libjuju) == (
-        "3.2/stable",
-        "1.26-strict/stable",
-        ">=3.2,<4",
+        "3.6/candidate",
+        "1.29-strict/stable",
+        ">=3.6,<4",
     )
     assert scenario in job.select
-    assert job.id == "juju-3.2-stable-microk8s-1.26-strict-stable"
+    assert job.id == "juju-3.6-candidate-microk8s-1.29-strict-stable"
 
 
 @pytest.mark.parametrize(
