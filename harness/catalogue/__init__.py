@@ -196,7 +196,8 @@ class Catalogue:
         if container is None:
             if sig is not None:
                 raise UnknownName(
-                    f"{disruption}: a signal needs a container", "give container= too"
+                    f"{disruption}: a signal needs a container",
+                    "give --container too (container= in Python)",
                 )
             return None
         for entry in self.entries:
@@ -205,9 +206,11 @@ class Catalogue:
             kind = "charm" if container == CHARM_CONTAINER else "workload"
             if entry.container == kind and (sig or "TERM") in entry.signals:
                 return entry.variant
+        by = f" and signal {signal!r}" if signal else ""
         raise UnknownName(
-            f"{disruption} has no branch for container {container!r} and signal {signal!r}",
-            "container= and signal= apply to container-restart only",
+            f"{disruption} has no branch for container {container!r}{by}",
+            "--container and --signal apply to container-restart only (container= and "
+            "signal= in Python)",
         )
 
     def branches(self, disruption: str, juju: JujuVersion | str) -> tuple[Expectation, ...]:

@@ -181,6 +181,11 @@ def test_predict_container_restart_by_container_and_signal(
         (("predict", "pod-kick", "--juju", "3.6"), ("pod-kick", "pod-delete", "node-restart")),
         (("predict", "pod-delete", "--juju", "three"), ("not a Juju version", "3.6")),
         (("predict", "pod-delete"), ("--juju",)),
+        (
+            ("predict", "pod-delete", "--juju", "3.6", "--container", "app"),
+            ("--container and --signal apply to container-restart only",),
+        ),
+        (("predict", "container-restart", "--juju", "3.6", "--signal", "KILL"), ("--container",)),
         (("predict", "pod-delete", "--juju", "3.6", "--format", "xml"), ("xml",)),
     ],
 )
