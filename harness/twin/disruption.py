@@ -466,6 +466,7 @@ class _Run:
                 endpoints=(relation.endpoint,),
                 storages=sorted(s.name for s in state.storages),
                 leader=state.leader,
+                created=False,  # ran with the deploy hooks: the relation was there
             )
             step = f"new unit: joins {relation.endpoint}"
             state = self.run_all(state, hooks, step, relation_id=relation.id)

@@ -13,8 +13,10 @@ from typing import Any
 import ops
 import pytest
 from ops import testing
+from samples import load_sample
 
 from harness.disrupt.base import NAMES
+from harness.observe.debug_log import hook_names, parse_lines
 from harness.twin import Image, run_disruption
 from harness.twin.disruption import REFUSED
 
@@ -229,3 +231,38 @@ def test_a_layer_with_checks_is_planned_again_after_every_disruption(disruption:
     assert web.plan.checks["alive"].level == ops.pebble.CheckLevel.ALIVE
     assert {check.name for check in web.check_infos} == {"alive"}
     assert result.state.unit_status == testing.ActiveStatus()
+
+
+# prometheus-k8s as deployed in the sample debuglog_2.9.32_k8s_prometheus_unit_lifecycle.txt:
+# one container, a storage volume, a peer relation, a leader.
+PROMETHEUS_META: dict[str, Any] = {
+    "name": "prom",
+    "containers": {
+        "prometheus": {"mounts": [{"storage": "database", "location": "/var/lib/prometheus"}]}
+    },
+    "storage": {"database": {"type": "filesystem"}},
+    "peers": {"prometheus-peers": {"interface": "prometheus_peers"}},
+}
+
+
+def test_the_unit_that_comes_back_runs_its_deploy_hooks_in_the_order_juju_logged() -> None:
+    """A new unit's relation-created hooks (for relations that exist when it arrives) run
+    right after install, and storage-attached before config-changed, as the recorded
+    debug-logs show (2.9.32 here; 3.0-beta4 and 3.6.3 samples agree)."""
+    records = parse_lines(
+        load_sample("debuglog_2.9.32_k8s_prometheus_unit_lifecycle.txt").splitlines()
+    )
+    logged = hook_names(records, "prom/0")
+    deployed = logged[: logged.index("prometheus-pebble-ready") + 1]
+    assert deployed[:2] == ("install", "prometheus-peers-relation-created")
+
+    volume_state = testing.State(
+        leader=True,
+        containers={testing.Container("prometheus", can_connect=True)},
+        storages={testing.Storage("database")},
+        relations={testing.PeerRelation("prometheus-peers", peers_data={})},
+    )
+    ctx = testing.Context(ops.CharmBase, meta=PROMETHEUS_META)
+    result = run_disruption(ctx, volume_state, "scale-down-up", juju_version="2.9.32")
+    arrived = result.hooks[result.hooks.index("remove") + 1 :]
+    assert arrived == deployed
