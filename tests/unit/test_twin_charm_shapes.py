@@ -16,6 +16,7 @@ from ops import testing
 from samples import load_sample
 
 from harness.disrupt.base import NAMES
+from harness.errors import HarnessError
 from harness.observe.debug_log import hook_names, parse_lines
 from harness.twin import Image, run_disruption
 from harness.twin.disruption import REFUSED
@@ -266,3 +267,24 @@ def test_the_unit_that_comes_back_runs_its_deploy_hooks_in_the_order_juju_logged
     result = run_disruption(ctx, volume_state, "scale-down-up", juju_version="2.9.32")
     arrived = result.hooks[result.hooks.index("remove") + 1 :]
     assert arrived == deployed
+
+
+def test_storage_mounts_naming_no_mount_of_the_state_is_a_one_line_error(tmp_path: Path) -> None:
+    """traefik-k8s's own tests key the Mount of its "configurations" volume "opt": naming the
+    storage instead of the key made the volume a plain directory, lost with the pod."""
+    meta = {
+        "name": "proxy",
+        "containers": {"proxy": {"mounts": [{"storage": "configurations", "location": "/opt/p"}]}},
+        "storage": {"configurations": {"type": "filesystem"}},
+    }
+    proxy = testing.Container(
+        "proxy",
+        can_connect=True,
+        mounts={"opt": testing.Mount(location="/opt/p/", source=tmp_path)},
+    )
+    state = testing.State(containers={proxy}, storages={testing.Storage("configurations")})
+    ctx = testing.Context(ops.CharmBase, meta=meta)
+    with pytest.raises(HarnessError, match="configurations") as caught:
+        run_disruption(ctx, state, "pod-delete", storage_mounts=("configurations",))
+    assert "\n" not in str(caught.value)
+    assert "proxy: opt at /opt/p/" in str(caught.value)
