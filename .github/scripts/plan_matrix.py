@@ -26,10 +26,12 @@ LIBJUJU_FOR_JUJU_4 = ">=3.6,<4"
 # Juju 2.9 is a classic snap and reads classic MicroK8s; Juju 3 and 4 are strictly confined
 # and refuse classic MicroK8s ("juju ... can only work with strictly confined microk8s";
 # juju main: snap/snapcraft.yaml, caas/kubernetes/provider/builtin.go).
+# Juju's snap tracks 3.0 to 3.5 are closed: "The available tracks are 2.9, 3, 3.6, 4.0, and
+# 4" (canonical/concierge PR 122, 2025-11-20, after the 3.5 track was removed;
+# canonical/stsstack-bundles issue 346: 3.4 and 3.5 are gone), so 3.x is 3.6 here.
+CLOSED_JUJU_TRACKS = frozenset({"3.0", "3.1", "3.2", "3.3", "3.4", "3.5"})
 DEFAULT_COMBINATIONS: tuple[tuple[str, str], ...] = (
     ("2.9/stable", "1.28/stable"),
-    ("3.1/stable", "1.28-strict/stable"),
-    ("3.4/stable", "1.28-strict/stable"),
     ("3.6/stable", "1.28-strict/stable"),
     ("3.6/stable", "1.31-strict/stable"),
     # Juju 4.0, driven by jubilant (python-libjuju has no 4.x).
@@ -64,6 +66,12 @@ def libjuju_specifier(juju_channel: str) -> str:
         raise PlanError(
             f"juju-channel {juju_channel!r} is not a Juju snap channel; "
             f"use <major>.<minor>/<risk> with risk one of {RISKS}, e.g. 3.6/stable"
+        )
+    track = f"{match['major']}.{match['minor']}"
+    if track in CLOSED_JUJU_TRACKS:
+        raise PlanError(
+            f"juju-channel {juju_channel!r}: Juju's {track} snap track is closed (the store "
+            "keeps 2.9, 3, 3.6, 4.0 and 4); use 3.6/stable, the 3.x it still publishes"
         )
     if match["major"] == "3":
         return f">=3.{match['minor']},<4"

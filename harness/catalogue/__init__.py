@@ -59,7 +59,7 @@ from typing import Any, cast
 
 import yaml
 
-from harness.catalogue.facts import FACTS, Facts, Span
+from harness.catalogue.facts import BOOLEAN_FACTS, FACTS, Facts, Span
 from harness.catalogue.facts import apply as apply_facts
 from harness.catalogue.hooknames import parse as parse_hook
 from harness.catalogue.model import (
@@ -319,17 +319,24 @@ def _facts(raw: object, where: str, refs: Mapping[str, str]) -> dict[str, tuple[
         if not isinstance(items, list) or not items:
             raise CatalogueError(f"catalogue {where}: fact {name} needs a list of ranges")
         spans = [_span(item, f"{where} fact {name}", refs, "value") for item in items]
+        if name == "checked_in_source":
+            # Says where claims were read, not a timing: it backs no check of its own.
+            spans = [
+                replace(span, source=replace(span.source, checks=())) if span.source else span
+                for span in spans
+            ]
         for span in spans:
             ok = (
                 isinstance(span.value, bool)
-                if name == "leader_settings_changed"
+                if name in BOOLEAN_FACTS
                 else (isinstance(span.value, int) and not isinstance(span.value, bool))
             )
             if not ok:
                 raise CatalogueError(
                     f"catalogue {where}: fact {name} from {span.juju_min} has value "
                     f"{span.value!r}",
-                    "true/false for leader_settings_changed, whole seconds otherwise",
+                    f"true/false for {' and '.join(sorted(BOOLEAN_FACTS))}, whole seconds "
+                    "otherwise",
                 )
         _check_spans(spans, f"{where} fact {name}")
         out[name] = tuple(spans)

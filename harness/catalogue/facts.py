@@ -3,6 +3,9 @@
 The catalogue's ``juju_facts`` section holds what changed across Juju releases for all
 units alike: the pod's ``terminationGracePeriodSeconds``, how long ``stop`` may run before
 the charm container is killed, and whether Juju still has ``leader-settings-changed``.
+``checked_in_source`` says whether the entries' claims were read for that Juju at all: where
+it is false (Juju 4.0 on), an entry is carried over from the last version read and says so
+(confidence low, with the fact's reason).
 ``background`` hooks may carry a version range too (replayed Pebble notices from 3.4).
 ``apply`` splits each entry's range at every boundary of these facts and fills them in,
 so a version range in ``Catalogue.entries`` has one value for each.
@@ -21,7 +24,10 @@ FACTS: tuple[str, ...] = (
     "termination_grace_seconds",
     "stop_budget_seconds",
     "leader_settings_changed",
+    "checked_in_source",
 )
+# Facts whose value is true/false rather than whole seconds.
+BOOLEAN_FACTS = frozenset({"leader_settings_changed", "checked_in_source"})
 LEADER_SETTINGS_CHANGED = "leader-settings-changed"
 
 
@@ -104,8 +110,14 @@ def _filled(entry: Expectation, juju: JujuVersion, facts: Facts) -> Expectation:
         hooks = tuple(h for h in hooks if h != LEADER_SETTINGS_CHANGED)
         optional = tuple(h for h in optional if h.hook != LEADER_SETTINGS_CHANGED)
         sources += [span.source] if span.source else []
+    confidence = entry.confidence
+    span = facts.at("checked_in_source", juju)
+    if span is not None and span.value is False:
+        confidence = "low"
+        sources += [span.source] if span.source else []
     return replace(
         entry,
+        confidence=confidence,
         termination_grace_seconds=grace,
         stop_budget_seconds=budget,
         hooks=hooks,

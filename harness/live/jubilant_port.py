@@ -5,30 +5,34 @@ maintainers keep the same between 3.x and 4.x. jubilant is synchronous, so each 
 runs in a worker thread (``asyncio.to_thread``) and never blocks the event loop.
 
 What only libjuju did in ``LiveJujuPort`` (deploy, integrate, application and model config,
-reconnecting a websocket) goes through jubilant's typed methods here. Everything the libjuju
-driver already did through the CLI (status, show-unit, actions, debug-log, trust, refresh,
-scale) is the same ``JujuCLI`` code, run as ``juju`` processes on the jubilant ``Juju``'s
-own binary and model (``SubprocessJuju``: ``JUJU_MODEL``, as jubilant's ``--model``), so
-both drivers parse the same recorded JSON with the same parsers. They do not go through
-``Juju.cli``: it takes no timeout, and a ``juju`` that hangs (a controller half up after a
-node restart) must be killed at its deadline, which ``run_process`` does. The typed verbs
-take no timeout either, so ``_call`` gives each one a deadline and kills the ``juju`` it
-started when the deadline passes or the call is cancelled.
+reconnecting a websocket) goes through jubilant's typed methods here, and so does
+``refresh``: jubilant copies a local charm where a snap ``juju`` can read it, for a refresh
+as for the deploy before it. Everything else the libjuju driver did through the CLI
+(status, show-unit, actions, debug-log, trust, scale) is the same ``JujuCLI`` code, run as
+``juju`` processes on the jubilant ``Juju``'s own binary and model (``SubprocessJuju``:
+``JUJU_MODEL``, as jubilant's ``--model``), so both drivers parse the same recorded JSON
+with the same parsers. They do not go through ``Juju.cli``: it takes no timeout, and a
+``juju`` that hangs (a controller half up after a node restart) must be killed at its
+deadline, which ``run_process`` does. The typed verbs take no timeout either, so ``_call``
+gives each one a deadline and kills the ``juju`` it started when the deadline passes or
+the call is cancelled.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import itertools
 import logging
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
 import jubilant
 
-from harness.errors import HarnessError, UnknownName
+from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm
 from harness.live.process import KILL_WAIT, ProcessTimeout, kill_pids, running_children
@@ -38,6 +42,33 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 POLL = 0.2  # seconds between looks for a juju the call started after its deadline
+
+# jubilant 1.5 bounds temp_model's destroy-model (10 min; before, a destroy MicroK8s hangs
+# waits forever) and 1.6 copies a local charm where a snap juju can read it
+# (Juju._deploy_tempdir), which deploy and refresh rely on: read in each release's wheel.
+MIN_JUBILANT = (1, 6)
+
+
+def installed_jubilant() -> str | None:
+    """The installed jubilant's version, or None when its metadata cannot be read."""
+    try:
+        return importlib.metadata.version("jubilant")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def require_jubilant(version: str | None) -> None:
+    """EnvironmentUnavailable when jubilant ``version`` is older than MIN_JUBILANT."""
+    found = re.match(r"(\d+)\.(\d+)", version or "")
+    if found is None or (int(found[1]), int(found[2])) >= MIN_JUBILANT:
+        return  # unknown (no metadata) is not refused: nothing says it is too old
+    floor = ".".join(map(str, MIN_JUBILANT))
+    raise EnvironmentUnavailable(
+        f"jubilant {version} is too old for the jubilant driver, which needs {floor}+ "
+        "(a local charm copied where a snap juju can read it, a bounded temporary-model "
+        "teardown)",
+        f"pip install 'jubilant>={floor}'",
+    )
 
 
 def cli_for_jubilant(juju: jubilant.Juju) -> JujuCLI:
@@ -80,6 +111,7 @@ class JubilantJujuPort(LiveJujuPort):
         reconnect_timeout: float = 900.0,
         call_timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
+        require_jubilant(installed_jubilant())
         if not juju.model:
             raise UnknownName(
                 "the jubilant Juju is bound to no model",
@@ -175,23 +207,8 @@ class JubilantJujuPort(LiveJujuPort):
         if not self._logging_checked:
             await self.keep_hook_logging()
         local = is_local_charm(spec.charm)
-        is_dir = local and await asyncio.to_thread(os.path.isdir, spec.charm)
-        if is_dir and await self.juju_major() >= 4:
-            # Juju 4.0 removed deploying a charm directory (juju/juju docs/howto/
-            # upgrade-your-juju-deployment-from-36-to-40.md): say so before it fails.
-            raise HarnessError(
-                f"Juju 4 deploys only a packed charm, and {spec.charm} is a directory",
-                "run `charmcraft pack` in it and deploy the .charm file it makes",
-            )
-        if is_dir and _is_snap(self.juju.cli_binary):
-            # A snap juju cannot read /tmp, so jubilant copies a local charm into
-            # ~/snap/juju/common as one file (jubilant 1.14 Juju._deploy_tempdir,
-            # shutil.copy), which a directory breaks.
-            raise HarnessError(
-                f"the jubilant driver with a snap juju deploys only a packed charm,"
-                f" and {spec.charm} is a directory",
-                "run `charmcraft pack` in it and deploy the .charm file it makes",
-            )
+        if local:
+            await self._refuse_charm_directory(spec.charm)
         # jubilant reads a charm as a local file only when it starts with "/" or ".".
         charm = _absolute(spec.charm) if local else spec.charm
         log.info("deploy %s as %s", charm, spec.app)
@@ -214,8 +231,50 @@ class JubilantJujuPort(LiveJujuPort):
             storage=dict(spec.storage) or None,
         )
 
+    async def _refuse_charm_directory(self, charm: str) -> None:
+        """A HarnessError when ``charm`` is a directory that this juju cannot be given.
+
+        A snap juju cannot read /tmp, so jubilant copies a local charm into
+        ~/snap/juju/common as one file (jubilant 1.6 to 1.14 Juju._deploy_tempdir,
+        shutil.copy), which a directory breaks; and Juju 4.0 removed deploying a charm
+        directory (juju/juju docs/howto/upgrade-your-juju-deployment-from-36-to-40.md).
+        """
+        if not await asyncio.to_thread(os.path.isdir, charm):
+            return
+        if _is_snap(self.juju.cli_binary):
+            why = "the jubilant driver with a snap juju deploys only a packed charm"
+        elif await self.juju_major() >= 4:
+            why = "Juju 4 deploys only a packed charm"
+        else:
+            return
+        raise HarnessError(
+            f"{why}, and {charm} is a directory",
+            "run `charmcraft pack` in it and deploy the .charm file it makes",
+        )
+
     async def integrate(self, endpoint_a: str, endpoint_b: str) -> None:
         await self._call(self.juju.integrate, endpoint_a, endpoint_b)
+
+    async def refresh(
+        self,
+        app: str,
+        *,
+        path: str | None = None,
+        channel: str | None = None,
+        resources: Mapping[str, str] | None = None,
+    ) -> None:
+        """``juju refresh`` through jubilant, as ``deploy``: it copies a local charm where a
+        snap juju can read it (the probe deployed from /tmp is refreshed from /tmp too)."""
+        if path is not None:
+            await self._refuse_charm_directory(path)
+        await self._call(
+            self.juju.refresh,
+            app,
+            # jubilant copies a path only when it starts with "/" or ".".
+            path=_absolute(path) if path is not None else None,
+            channel=channel,
+            resources=dict(resources) if resources else None,
+        )
 
     async def set_config(self, app: str, values: Mapping[str, str]) -> None:
         try:

@@ -162,6 +162,12 @@ def lab_from_jubilant(juju: Any, *, clock: Clock | None = None, cli: JujuCLI | N
     )
 
 
+def _require_jubilant() -> None:
+    from harness.live.jubilant_port import installed_jubilant, require_jubilant
+
+    require_jubilant(installed_jubilant())
+
+
 def _jubilant_juju(model: str) -> Any:
     import jubilant
 
@@ -201,6 +207,7 @@ def pytest_live_lab(
     if missing:
         raise EnvironmentUnavailable(f"needs a live Juju controller on MicroK8s: {missing}")
     if choose_driver(driver, controller_version()) == "jubilant":
+        _require_jubilant()  # jubilant before 1.5 may never finish destroying temp_model's model
         with jubilant.temp_model(keep=keep_model) as juju:
             lab = lab_from_jubilant(juju)
             _own(lab, created=True, juju_defaults=juju_defaults)
@@ -368,6 +375,8 @@ async def connect_lab(
         raise no_controller() from error
     check_versions((await root.version()).major, details.get("agent-version"))
     chosen = choose_driver(driver, details.get("agent-version") or await root.version())
+    if chosen == "jubilant":
+        _require_jubilant()  # before a model is made that an old jubilant could not serve
     existing = await root.models()
     name = model or new_model_name()
     # `juju models` lists short names; a user may give `owner/model` or `controller:model`.

@@ -541,3 +541,39 @@ def test_the_module_examples_hold() -> None:
     import harness.catalogue
 
     assert doctest.testmod(harness.catalogue).failed == 0
+
+
+# What Juju 4.0 is documented to change for charms (juju/juju
+# docs/howto/upgrade-your-juju-deployment-from-36-to-40.md) is not a re-reading of its
+# uniter: an expectation the catalogue carries over from 3.6 must not read as checked on 4.0.
+def _pieces_at(juju: str) -> list[Any]:
+    version = JujuVersion.parse(juju)
+    pieces = [e for e in load().entries if e.covers(version)]
+    return pieces + [e.new_units for e in pieces if e.new_units is not None]
+
+
+def test_no_juju_40_expectation_is_stated_as_confirmed_on_40() -> None:
+    pieces = _pieces_at("4.0.1")
+    assert pieces
+    for expectation in pieces:
+        assert expectation.confidence == "low", f"{expectation.label} on 4.0.1"
+        notes = [s.unverified for s in expectation.sources if s.confidence == "low"]
+        assert any("4.0" in note for note in notes), f"{expectation.label}: nothing says why"
+
+
+def test_the_36_expectations_keep_the_confidence_their_sources_give() -> None:
+    raw = {(e["disruption"], e.get("variant")): e.get("confidence") for e in _raw()["entries"]}
+    for expectation in _pieces_at("3.6.4"):
+        said = raw.get((expectation.disruption, expectation.variant))
+        if said is not None and not any(r.get("confidence") for r in _ranges(expectation)):
+            assert expectation.confidence == said, expectation.label
+    assert any(e.confidence == "high" for e in _pieces_at("3.6.4"))
+
+
+def _ranges(expectation: Any) -> list[dict[str, Any]]:
+    entry = next(
+        e
+        for e in _raw()["entries"]
+        if (e["disruption"], e.get("variant")) == (expectation.disruption, expectation.variant)
+    )
+    return list(entry.get("ranges") or [])

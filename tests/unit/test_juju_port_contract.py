@@ -127,6 +127,17 @@ class Driven:
             "resources": kw["resources"] or {},
         }
 
+    def refreshed(self) -> tuple[str, str | None, Mapping[str, str]]:
+        """The last refresh as (app, --path, resources): the CLI's on libjuju; jubilant's
+        ``Juju.refresh`` on jubilant, which copies a local charm where a snap juju reads it."""
+        if self.driver == "libjuju":
+            (argv,) = [v for v in self.cli.verbs() if v[0] == "refresh"]
+            path = argv[argv.index("--path") + 1] if "--path" in argv else None
+            pairs = [argv[i + 1] for i, a in enumerate(argv) if a == "--resource"]
+            return argv[1], path, dict(p.split("=", 1) for p in pairs)
+        (app,), kw = self.library.refresh.call_args
+        return app, kw["path"], kw["resources"] or {}
+
     def integrated(self) -> tuple[str, str]:
         method = self.library.integrate
         args = method.await_args if self.driver == "libjuju" else method.call_args
@@ -247,15 +258,18 @@ async def test_integrate_relates_the_two_endpoints(driven: Driven) -> None:
     assert driven.integrated() == ("probe:database", "mysql-router-k8s:database")
 
 
-async def test_trust_refresh_and_scale_run_the_same_cli_verbs(driven: Driven) -> None:
+async def test_trust_and_scale_run_the_same_cli_verbs(driven: Driven) -> None:
     await driven.port.trust("mysql-k8s")
-    await driven.port.refresh("probe", path="/c/probe.charm", resources={"workload-image": "x:1"})
     await driven.port.scale("probe", 0)
     assert driven.cli.verbs() == [
         ("trust", "mysql-k8s", "--scope=cluster"),
-        ("refresh", "probe", "--path", "/c/probe.charm", "--resource", "workload-image=x:1"),
         ("scale-application", "probe", "0"),
     ]
+
+
+async def test_refresh_reaches_juju_with_the_charm_and_resources(driven: Driven) -> None:
+    await driven.port.refresh("probe", path="/c/probe.charm", resources={"workload-image": "x:1"})
+    assert driven.refreshed() == ("probe", "/c/probe.charm", {"workload-image": "x:1"})
 
 
 # --- reading ------------------------------------------------------------------------------

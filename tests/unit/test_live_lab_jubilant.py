@@ -49,6 +49,17 @@ class Controller:
         self.made.append(model)
         return autospec_juju(self.cli, self.config, model)
 
+    def connect(self, model: str | None = None, **overrides: Any) -> Any:
+        """``connect_lab`` (the ``repro`` CLI's) on this controller; ``overrides`` win."""
+        options: dict[str, Any] = {
+            "echo": lambda _: None,
+            "clock": FakeClock(),
+            "cli_for": lambda name: JujuCLI(self),
+            "model_factory": no_libjuju,
+            "jubilant_factory": self.juju,
+        }
+        return connect_lab(model, False, **{**options, **overrides})
+
 
 def no_libjuju() -> Any:
     raise AssertionError("the jubilant driver must not open a libjuju Model")
@@ -57,15 +68,7 @@ def no_libjuju() -> Any:
 async def test_auto_on_a_40_controller_uses_jubilant_and_cleans_up() -> None:
     controller = Controller("4.0")
     lines: list[str] = []
-    async with connect_lab(
-        None,
-        False,
-        echo=lines.append,
-        clock=FakeClock(),
-        cli_for=lambda name: JujuCLI(controller),
-        model_factory=no_libjuju,
-        jubilant_factory=controller.juju,
-    ) as lab:
+    async with controller.connect(echo=lines.append) as lab:
         name = lab.juju.model_name
         assert isinstance(lab.juju, JubilantJujuPort)
         assert controller.made == [name]
@@ -81,16 +84,7 @@ async def test_auto_on_a_40_controller_uses_jubilant_and_cleans_up() -> None:
 async def test_forcing_libjuju_on_a_40_controller_is_refused_before_any_model_is_made() -> None:
     controller = Controller("4.0")
     with pytest.raises(HarnessError, match=r"python-libjuju cannot drive Juju 4\.0\.1"):
-        async with connect_lab(
-            None,
-            False,
-            echo=lambda _: None,
-            clock=FakeClock(),
-            cli_for=lambda name: JujuCLI(controller),
-            model_factory=no_libjuju,
-            jubilant_factory=controller.juju,
-            driver="libjuju",
-        ):
+        async with controller.connect(driver="libjuju"):
             pass
     assert controller.models == ["welcome"]
 
@@ -165,16 +159,8 @@ async def test_a_model_it_creates_inherits_model_defaults_only_when_asked(
 
     controller = Controller(juju)
     controller.cli.answer(("model-config", "--format", "json"), 0, MODEL_CONFIG_CI)
-    async with connect_lab(
-        None,
-        False,
-        echo=lambda _: None,
-        clock=FakeClock(),
-        cli_for=lambda name: JujuCLI(controller),
-        model_factory=libjuju_model,
-        jubilant_factory=controller.juju,
-        driver=driver,
-        juju_defaults=not inherit,
+    async with controller.connect(
+        model_factory=libjuju_model, driver=driver, juju_defaults=not inherit
     ) as lab:
         assert lab.juju.driver == driver  # type: ignore[attr-defined]
         versions = await lab.juju.versions()
@@ -191,15 +177,7 @@ async def test_a_model_it_creates_inherits_model_defaults_only_when_asked(
 
 async def test_an_existing_model_is_recorded_as_such() -> None:
     controller = Controller("4.0")
-    async with connect_lab(
-        "welcome",
-        False,
-        echo=lambda _: None,
-        clock=FakeClock(),
-        cli_for=lambda name: JujuCLI(controller),
-        model_factory=no_libjuju,
-        jubilant_factory=controller.juju,
-    ) as lab:
+    async with controller.connect("welcome") as lab:
         versions = await lab.juju.versions()
     assert versions.model_config_from == "existing-model"
     assert not [c for c in controller.cli.calls if c[0] == "model-config" and "=" in c[-1]]

@@ -13,8 +13,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -37,7 +39,11 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 SCRIPTS = ROOT / ".github" / "scripts"
 CI = WORKFLOWS / "ci.yaml"
 INTEGRATION = WORKFLOWS / "integration.yaml"
-JUJU_CHANNELS = {"2.9/stable", "3.1/stable", "3.4/stable", "3.6/stable", "4.0/stable"}
+JUJU_CHANNELS = {"2.9/stable", "3.6/stable", "4.0/stable"}
+# Juju snap tracks the store no longer serves: "The available tracks are 2.9, 3, 3.6, 4.0,
+# and 4" (canonical/concierge PR 122, 2025-11-20, after the 3.5 track was removed);
+# canonical/stsstack-bundles issue 346 (2025-12-18): 3.4 and 3.5 are gone too.
+CLOSED_JUJU_TRACKS = ("3.0", "3.1", "3.2", "3.3", "3.4", "3.5")
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 SCENARIO_NAMES = [scenario.name for scenario in SCENARIOS]
 PYTEST_COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
@@ -97,6 +103,19 @@ def test_the_live_matrix_covers_every_juju_channel(event: str) -> None:
     assert all("/" not in job.id for job in jobs), "artifact names cannot hold '/'"
 
 
+@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+def test_no_live_job_installs_juju_from_a_closed_snap_track(event: str) -> None:
+    for job in plan_matrix.plan(event, {}):
+        assert job.juju.split("/")[0] not in CLOSED_JUJU_TRACKS, f"{job.juju}: no such track"
+
+
+@pytest.mark.parametrize("track", CLOSED_JUJU_TRACKS)
+def test_a_dispatch_on_a_closed_juju_track_is_refused_with_the_fix(track: str) -> None:
+    with pytest.raises(plan_matrix.PlanError, match=r"snap track .*closed.*3\.6/stable") as err:
+        _dispatch(f"{track}/stable", "1.28-strict/stable")
+    assert "\n" not in str(err.value)
+
+
 def test_each_controller_gets_its_own_libjuju_major_and_microk8s_confinement() -> None:
     for job in plan_matrix.plan("schedule", {}):
         if job.juju.startswith("2."):
@@ -115,14 +134,14 @@ def test_each_controller_gets_its_own_libjuju_major_and_microk8s_confinement() -
 
 @pytest.mark.parametrize("scenario", SCENARIO_NAMES)
 def test_a_dispatch_collapses_the_matrix_to_the_reporters_versions(scenario: str) -> None:
-    (job,) = _dispatch("3.2/stable", "1.26-strict/stable", scenario)
+    (job,) = _dispatch("3.6/candidate", "1.29-strict/stable", scenario)
     assert (job.juju, job.microk8s, job.libjuju) == (
-        "3.2/stable",
-        "1.26-strict/stable",
-        ">=3.2,<4",
+        "3.6/candidate",
+        "1.29-strict/stable",
+        ">=3.6,<4",
     )
     assert scenario in job.select
-    assert job.id == "juju-3.2-stable-microk8s-1.26-strict-stable"
+    assert job.id == "juju-3.6-candidate-microk8s-1.29-strict-stable"
 
 
 @pytest.mark.parametrize(
@@ -370,6 +389,20 @@ def _unless_cancelled(step: dict[str, Any]) -> bool:
     return "!cancelled()" in str(step.get("if", ""))
 
 
+def _even_after_a_cancel(step: dict[str, Any]) -> bool:
+    """Runs after a failed step, and in a cancelled job (or one past its timeout) too."""
+    condition = str(step.get("if", ""))
+    return "always()" in condition and "cancelled()" not in condition
+
+
+def _publishes_what_is_on_disk(step: dict[str, Any]) -> bool:
+    """An upload of evidence/, or the reports appended to the job summary: seconds of work."""
+    uploads_evidence = "upload-artifact" in step.get("uses", "") and str(
+        step.get("with", {}).get("path", "")
+    ).startswith("evidence/")
+    return uploads_evidence or step.get("run", "").startswith(".github/scripts/append-reports.sh")
+
+
 def _uploads(job: dict[str, Any]) -> list[dict[str, Any]]:
     return [step for step in _steps(job) if "upload-artifact" in step.get("uses", "")]
 
@@ -387,7 +420,66 @@ def test_every_job_that_runs_the_suite_uploads_its_evidence_even_after_failures(
     for workflow, name, job in suite_jobs:
         evidence = [s for s in _uploads(job) if str(s["with"]["path"]).startswith("evidence/")]
         assert evidence, f"{workflow}:{name} uploads no evidence"
-        assert all(_unless_cancelled(step) for step in evidence), f"{workflow}:{name}"
+        # Bundles already written are kept when someone cancels the run or a push supersedes it.
+        assert all(_even_after_a_cancel(step) for step in evidence), f"{workflow}:{name}"
+
+
+FAKE_TOX = """#!/usr/bin/env bash
+trap 'echo "$*" > "$GOT_SIGINT"; exit 130' INT
+: > "$READY"
+for ((i = 0; i < 300; i++)); do sleep 0.1; done
+"""
+
+
+def _wait_for_file(path: Path, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            return True
+        time.sleep(0.05)
+    return path.exists()
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("workflow", "job", "command"),
+    [("ci.yaml", "tox", "tox -e"), ("integration.yaml", "integration", "tox -e integration")],
+)
+def test_a_cancel_reaches_tox_so_the_suite_can_write_its_interrupted_evidence(
+    tmp_path: Path, workflow: str, job: str, command: str
+) -> None:
+    # On a cancel the runner sends SIGINT to the step's bash only, then SIGTERM 7.5 s later
+    # and kills the process tree 2.5 s after that (GitHub's workflow cancellation reference).
+    # A bash waiting for tox never passes it on: tox must be the step's process.
+    (step,) = [
+        s for s in _steps(_load(WORKFLOWS / workflow)["jobs"][job]) if command in s.get("run", "")
+    ]
+    script = tmp_path / "step.sh"
+    script.write_text(step["run"])
+    bin_dir = _fake_bin(tmp_path, tox=FAKE_TOX)
+    got, ready = tmp_path / "got-sigint", tmp_path / "ready"
+    env = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "GOT_SIGINT": str(got),
+        "READY": str(ready),
+        "TOX_ENV": "twin",
+        "PROBE_CHARM": str(tmp_path / "probe.charm"),
+        "SELECT": "",
+        "CRASH_DUMPS": str(tmp_path / "crashdump"),
+    }
+    bash = subprocess.Popen(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        assert _wait_for_file(ready, timeout=10), "the step never started tox"
+        bash.send_signal(signal.SIGINT)
+        assert _wait_for_file(got, timeout=5), f"{workflow}:{job}: tox never got the SIGINT"
+        assert got.read_text().startswith(command.split()[1])
+    finally:
+        os.killpg(bash.pid, signal.SIGKILL)
+        bash.wait()
 
 
 def test_live_jobs_always_upload_diagnostics_and_summaries() -> None:
@@ -397,7 +489,8 @@ def test_live_jobs_always_upload_diagnostics_and_summaries() -> None:
     summary = next(s for s in steps if "append-reports.sh evidence/live" in s.get("run", ""))
     logs = next(s for s in _uploads(job) if s["with"]["path"] == "logs")
     tests = next(s for s in steps if "tox -e integration" in s.get("run", ""))
-    assert all(_unless_cancelled(step) for step in (collect, summary, logs))
+    assert all(_unless_cancelled(step) for step in (collect, logs))
+    assert _even_after_a_cancel(summary)
     assert "--allow-node-restart" in tests["run"]
     assert "--probe-charm" in tests["run"]
     assert steps.index(tests) < steps.index(collect) < steps.index(logs)
@@ -451,10 +544,13 @@ def _every_step() -> Iterator[tuple[str, str, dict[str, Any]]]:
             yield workflow, f"{name}: {step.get('name')}", step
 
 
-def test_nothing_runs_on_after_a_cancel() -> None:
-    # always() would spend up to half an hour collecting logs for a run someone cancelled.
+def test_after_a_cancel_only_what_is_on_disk_is_published() -> None:
+    # GitHub gives a cancelled job's remaining always() steps five minutes: enough to upload
+    # bundles, not to collect logs from a controller for up to half an hour.
     for workflow, where, item in _every_step():
-        assert "always()" not in str(item.get("if", "")), f"{workflow}:{where}"
+        condition = str(item.get("if", ""))
+        if "always()" in condition or re.search(r"(?<!!)cancelled\(\)", condition):
+            assert _publishes_what_is_on_disk(item), f"{workflow}:{where}: {condition}"
 
 
 def test_every_upload_can_be_re_run() -> None:
@@ -507,6 +603,30 @@ def test_every_job_has_a_timeout_and_no_checkout_keeps_credentials() -> None:
         for step in _steps(job):
             if "actions/checkout" in step.get("uses", ""):
                 assert step["with"]["persist-credentials"] is False, f"{workflow}:{name}"
+
+
+# GitHub-hosted runners stop any job after 6 hours; "Set up job" and the actions' post steps
+# run inside the job's timeout too.
+HOSTED_JOB_LIMIT_MINUTES = 360
+SET_UP_AND_POST_MINUTES = 5
+
+
+def test_a_hung_step_fails_in_time_for_the_steps_that_save_evidence() -> None:
+    # A job that reaches its own timeout-minutes is cancelled, and a cancelled job skips every
+    # `!cancelled()` step: the reports, diagnostics and uploads. A step that reaches its
+    # timeout-minutes only fails, and those steps run. So every step has a timeout and the
+    # job's leaves room for all of them.
+    for workflow, name, job in _all_jobs():
+        untimed = [
+            s.get("name") for s in _steps(job) if not isinstance(s.get("timeout-minutes"), int)
+        ]
+        assert not untimed, f"{workflow}:{name}: steps without timeout-minutes: {untimed}"
+        steps = sum(step["timeout-minutes"] for step in _steps(job))
+        assert steps + SET_UP_AND_POST_MINUTES <= job["timeout-minutes"], (
+            f"{workflow}:{name}: steps may take {steps} min, the job is cancelled at "
+            f"{job['timeout-minutes']}"
+        )
+        assert job["timeout-minutes"] <= HOSTED_JOB_LIMIT_MINUTES, f"{workflow}:{name}"
 
 
 def test_run_blocks_take_github_expressions_through_env_only() -> None:
@@ -838,3 +958,34 @@ def test_shellcheck_points_at_the_workflow_line_of_a_bad_run_block(tmp_path: Pat
     assert finding.startswith(f"{workflows / 'bad.yaml'}:8:")
     assert "SC2070" in finding
     assert ":10:" not in result.stdout  # the python block is not shell
+
+
+# --- tox stops the suite gently --------------------------------------------------------
+
+
+def _tox_setting(env: str, key: str) -> float:
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(ROOT / "tox.ini", encoding="utf-8")
+    section = tox[f"testenv:{env}"] if tox.has_option(f"testenv:{env}", key) else tox["testenv"]
+    # tox's own defaults: SIGTERM 0.3 s after its SIGINT, SIGKILL 0.2 s after that.
+    defaults = {"interrupt_timeout": 0.3, "terminate_timeout": 0.2}
+    return float(section.get(key, defaults[key]))
+
+
+def test_tox_gives_an_interrupted_live_run_the_time_to_restart_microk8s() -> None:
+    # On Ctrl-C (or the runner's SIGINT) tox interrupts pytest, then terminates and kills it
+    # after interrupt_timeout and terminate_timeout. The harness answers both signals by
+    # finishing a `microk8s stop` under way, starting MicroK8s again and writing the bundle:
+    # killed halfway, the user is left with a stopped cluster and no evidence.
+    from harness.live.microk8s import STOP_START_TIMEOUT
+
+    write_bundle = 60.0
+    given = _tox_setting("integration", "interrupt_timeout") + _tox_setting(
+        "integration", "terminate_timeout"
+    )
+    assert given >= 2 * STOP_START_TIMEOUT + write_bundle, given
+
+
+def test_tox_gives_an_interrupted_twin_run_the_time_to_write_its_bundle() -> None:
+    # A cancelled ci.yaml job: the runner's SIGTERM follows its SIGINT after 7.5 s.
+    assert _tox_setting("twin", "interrupt_timeout") >= 7.5
