@@ -313,6 +313,16 @@ def test_the_dispatch_form_offers_exactly_the_harness_scenarios() -> None:
     assert job.juju == defaults[0]
 
 
+def test_the_readme_names_every_scenario_the_dispatch_form_offers() -> None:
+    # A bug triager reads the README to pick the scenario that matches a report.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    bullet = re.search(r"^- \*\*scenario\*\*: (.*?)(?:\n\n|\n- )", readme, re.M | re.S)
+    assert bullet, "README: no **scenario** bullet in the dispatch instructions"
+    listed = re.findall(r"`([a-z0-9-]+)`", bullet.group(1))
+    inputs = _load(INTEGRATION)["on"]["workflow_dispatch"]["inputs"]
+    assert listed == inputs["scenario"]["options"]
+
+
 def test_integration_runs_on_pull_requests_nightly_and_on_demand() -> None:
     assert set(_load(INTEGRATION)["on"]) == {"pull_request", "schedule", "workflow_dispatch"}
 
@@ -500,7 +510,10 @@ def test_the_lifecycle_matrix_is_built_from_every_live_job_even_after_failures()
     jobs = _load(INTEGRATION)["jobs"]
     job = jobs["lifecycle-matrix"]
     assert "integration" in job["needs"]
-    assert job["if"] == "${{ !cancelled() }}"
+    # Failed live jobs still count; a refused dispatch (the plan failed) has nothing to show,
+    # and a note that "no matrix job uploaded a bundle" would send the reader to jobs that
+    # never ran.
+    assert job["if"] == "${{ !cancelled() && needs.plan.result == 'success' }}"
     download = next(s for s in _steps(job) if "download-artifact" in s.get("uses", ""))
     assert download["with"]["pattern"] == "evidence-live-*"
     integration_upload = next(
