@@ -205,6 +205,7 @@ def run_disruption(
         expectations = load().expect
     names = sorted(c.name for c in state.containers)
     check_images(images, names)
+    _check_storage_mounts(storage_mounts, state)
     handlers = normalise(exec_handlers, names)
     target: str | None = None
     if disruption == "container-restart":
@@ -254,6 +255,23 @@ def run_disruption(
         )
         current = run.follow(current, unit_plan, expectations("integrate", version))
     return run.result(current)
+
+
+def _check_storage_mounts(storage_mounts: Collection[str], state: testing.State) -> None:
+    """A name no mount has would leave the volume a plain directory, lost with the pod."""
+    known = {name for c in state.containers for name in c.mounts}
+    unknown = sorted(set(storage_mounts) - known)
+    if unknown:
+        mounts = "; ".join(
+            f"{c.name}: {name} at {mount.location}"
+            for c in sorted(state.containers, key=lambda c: c.name)
+            for name, mount in sorted(c.mounts.items())
+        )
+        raise HarnessError(
+            f"storage_mounts names {', '.join(unknown)}, which no container mount of the "
+            "state has (it takes the keys of testing.Container(mounts=...))",
+            f"the state's mounts: {mounts or 'none'}",
+        )
 
 
 def _temporary() -> Path:
@@ -466,6 +484,7 @@ class _Run:
                 endpoints=(relation.endpoint,),
                 storages=sorted(s.name for s in state.storages),
                 leader=state.leader,
+                created=False,  # ran with the deploy hooks: the relation was there
             )
             step = f"new unit: joins {relation.endpoint}"
             state = self.run_all(state, hooks, step, relation_id=relation.id)

@@ -181,17 +181,24 @@ def lifecycle(
     endpoints: Sequence[str],
     storages: Sequence[str],
     leader: bool,
+    created: bool = True,
 ) -> tuple[str, ...]:
     """The hooks of a lifecycle entry (deploy, integrate) for a unit: every workload
-    container is starting, so their ``pebble-ready`` runs."""
-    return plan(
+    container is starting, so their ``pebble-ready`` runs, and each relation in
+    ``endpoints`` exists, so its ``relation-created`` runs where the entry places it (a
+    deploying unit's right after install). ``created=False``: the unit already ran
+    ``relation-created`` (when it arrived), so joining leaves it out."""
+    hooks = plan(
         expectation,
         containers=containers,
         endpoints=endpoints,
         storages=storages,
         leader=leader,
-        triggers=("pebble-ready",),
+        triggers=("pebble-ready", "relation-created"),
     )
+    if created:
+        return hooks
+    return tuple(hook for hook in hooks if not hook.endswith("-relation-created"))
 
 
 def _arrival(expectation: Expectation, deploy: Expectation | None) -> Arrival:

@@ -562,6 +562,7 @@ class Twin:
         *,
         endpoints: Sequence[str] | None = None,
         relation_id: int | None = None,
+        created: bool = True,
     ) -> None:
         """A lifecycle entry (deploy, integrate) on one unit."""
         app = self.apps[unit.app]
@@ -571,6 +572,7 @@ class Twin:
             endpoints=self.endpoints(unit) if endpoints is None else endpoints,
             storages=app.charm.storages,
             leader=app.leader == unit.number,
+            created=created,
         )
         self._run_hooks(unit, hooks, cause, relation_id)
 
@@ -585,7 +587,7 @@ class Twin:
     ) -> None:
         """Relation-joined/changed/departed run once per remote unit, as Juju does."""
         kind = next((k for k in RELATION_KINDS if hook.endswith(f"-relation-{k}")), None)
-        if kind in (None, "created", "broken"):
+        if kind in (None, "broken") or (kind == "created" and relation_id is not None):
             self.run_hook(unit, hook, cause, relation_id=relation_id)
             return
         endpoint = hook[: -len(f"-relation-{kind}")]
@@ -598,6 +600,10 @@ class Twin:
         ]
         if not candidates:
             self.run_hook(unit, hook, cause, relation_id=relation_id)  # records the skip
+            return
+        if kind == "created":  # once per relation (a deploying unit: each it is in)
+            for relation in candidates:
+                self.run_hook(unit, hook, cause, relation_id=relation.id)
             return
         for relation in candidates:
             remote_app = unit.app if relation.peer else relation.other(unit.app).app
@@ -646,7 +652,8 @@ class Twin:
         for unit in new:
             for relation in self.relations:
                 if relation.involves(app.name):
-                    self._join(unit, relation, integrate)
+                    # relation-created ran with the deploy hooks: the relation was there.
+                    self._join(unit, relation, integrate, created=False)
         self.settle()
 
     def _identity(self, app: App, ordinal: int) -> tuple[int, dict[str, int]]:
@@ -676,13 +683,16 @@ class Twin:
             "private-address": app.address,
         }
 
-    def _join(self, unit: Unit, relation: TwinRelation, integrate: Expectation) -> None:
+    def _join(
+        self, unit: Unit, relation: TwinRelation, integrate: Expectation, *, created: bool = True
+    ) -> None:
         self.run_lifecycle(
             unit,
             integrate,
             "integrate",
             endpoints=(relation.end(unit.app).endpoint,),
             relation_id=relation.id,
+            created=created,
         )
 
     def integrate(self, a: RelationEnd, b: RelationEnd) -> TwinRelation:

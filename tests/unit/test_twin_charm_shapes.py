@@ -13,8 +13,11 @@ from typing import Any
 import ops
 import pytest
 from ops import testing
+from samples import load_sample
 
 from harness.disrupt.base import NAMES
+from harness.errors import HarnessError
+from harness.observe.debug_log import hook_names, parse_lines
 from harness.twin import Image, run_disruption
 from harness.twin.disruption import REFUSED
 
@@ -226,6 +229,64 @@ def test_a_layer_with_checks_is_planned_again_after_every_disruption(disruption:
     ctx = testing.Context(Web, meta=WEB_META)
     result = run_disruption(ctx, web_serving(), disruption)
     web = result.state.get_container("web")
-    assert web.plan.checks["alive"].level == ops.pebble.CheckLevel.ALIVE
-    assert {check.name for check in web.check_infos} == {"alive"}
+    assert "alive" in web.layers["web"].checks
+    # Only checks of the plan have results (ops.testing refuses others on the next run).
+    assert {check.name for check in web.check_infos} <= {"alive"}
     assert result.state.unit_status == testing.ActiveStatus()
+    ctx.run(ctx.on.update_status(), result.state)
+
+
+# prometheus-k8s as deployed in the sample debuglog_2.9.32_k8s_prometheus_unit_lifecycle.txt:
+# one container, a storage volume, a peer relation, a leader.
+PROMETHEUS_META: dict[str, Any] = {
+    "name": "prom",
+    "containers": {
+        "prometheus": {"mounts": [{"storage": "database", "location": "/var/lib/prometheus"}]}
+    },
+    "storage": {"database": {"type": "filesystem"}},
+    "peers": {"prometheus-peers": {"interface": "prometheus_peers"}},
+}
+
+
+def test_the_unit_that_comes_back_runs_its_deploy_hooks_in_the_order_juju_logged() -> None:
+    """A new unit's relation-created hooks (for relations that exist when it arrives) run
+    right after install, and storage-attached before config-changed, as the recorded
+    debug-logs show (2.9.32 here; 3.0-beta4 and 3.6.3 samples agree)."""
+    records = parse_lines(
+        load_sample("debuglog_2.9.32_k8s_prometheus_unit_lifecycle.txt").splitlines()
+    )
+    logged = hook_names(records, "prom/0")
+    deployed = logged[: logged.index("prometheus-pebble-ready") + 1]
+    assert deployed[:2] == ("install", "prometheus-peers-relation-created")
+
+    volume_state = testing.State(
+        leader=True,
+        containers={testing.Container("prometheus", can_connect=True)},
+        storages={testing.Storage("database")},
+        relations={testing.PeerRelation("prometheus-peers", peers_data={})},
+    )
+    ctx = testing.Context(ops.CharmBase, meta=PROMETHEUS_META)
+    result = run_disruption(ctx, volume_state, "scale-down-up", juju_version="2.9.32")
+    arrived = result.hooks[result.hooks.index("remove") + 1 :]
+    assert arrived == deployed
+
+
+def test_storage_mounts_naming_no_mount_of_the_state_is_a_one_line_error(tmp_path: Path) -> None:
+    """traefik-k8s's own tests key the Mount of its "configurations" volume "opt": naming the
+    storage instead of the key made the volume a plain directory, lost with the pod."""
+    meta = {
+        "name": "proxy",
+        "containers": {"proxy": {"mounts": [{"storage": "configurations", "location": "/opt/p"}]}},
+        "storage": {"configurations": {"type": "filesystem"}},
+    }
+    proxy = testing.Container(
+        "proxy",
+        can_connect=True,
+        mounts={"opt": testing.Mount(location="/opt/p/", source=tmp_path)},
+    )
+    state = testing.State(containers={proxy}, storages={testing.Storage("configurations")})
+    ctx = testing.Context(ops.CharmBase, meta=meta)
+    with pytest.raises(HarnessError, match="configurations") as caught:
+        run_disruption(ctx, state, "pod-delete", storage_mounts=("configurations",))
+    assert "\n" not in str(caught.value)
+    assert "proxy: opt at /opt/p/" in str(caught.value)
