@@ -28,6 +28,7 @@ from harness.live.microk8s import MicroK8sNode
 from harness.live.process import ProcessRunner, ProcessTimeout, run_process
 from harness.ports import Clock, Lab
 from harness.preflight import live_prerequisites_missing
+from harness.versions import JujuVersion
 from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
@@ -62,13 +63,17 @@ def check_versions(client_major: int, controller_version: str | None) -> None:
     """A 3.x client cannot drive a 2.9 controller, nor a 2.9 client a 3.x one."""
     if not controller_version:
         return
-    controller_major = int(controller_version.split(".", 1)[0] or 0)
-    if controller_major != client_major:
+    try:
+        controller = JujuVersion.parse(controller_version)
+    except ValueError:
+        return  # not a version: nothing to compare, as when it is not known
+    if controller.major != client_major:
+        # Snap tracks are <major>.<minor>; an agent built in place adds a fourth number.
         raise EnvironmentUnavailable(
             f"the juju client (major {client_major}) cannot drive this "
             f"{controller_version} controller",
-            f"install a {controller_major}.x client: "
-            f"sudo snap refresh juju --channel={controller_version.rsplit('.', 1)[0]}/stable",
+            f"install a {controller.major}.x client: "
+            f"sudo snap refresh juju --channel={controller.major}.{controller.minor}/stable",
         )
 
 

@@ -27,6 +27,7 @@ from harness.errors import EnvironmentUnavailable, HarnessError
 from harness.live.juju_cli import JujuCLI
 from harness.live.juju_port import LiveJujuPort
 from harness.live.lab import (
+    check_versions,
     close_lab,
     connect_lab,
     controller_reachable,
@@ -670,3 +671,23 @@ def test_without_controller_the_models_are_asked_of_pytest_operators_controller(
     config = pytestconfig_with(model="users-model")
     assert pytest_operator_model_existed(config, models_before) is True
     assert asked == (["mk8s-a"] if controllers_yaml else [])
+
+
+# An agent version may carry a fourth, build number (juju issue 22024 shows a 4.0 model at
+# "4.0.4.1"); snap tracks are <major>.<minor> (`snap info juju` in canonical/operator PR
+# 2186: "4.0/stable: 4.0.0").
+@pytest.mark.parametrize(
+    ("agent", "channel"),
+    [
+        ("3.6.1", "3.6/stable"),
+        ("4.0.4.1", "4.0/stable"),
+        ("2.9.49", "2.9/stable"),
+    ],
+)
+def test_the_fix_for_a_mismatched_client_names_the_controllers_snap_track(
+    agent: str, channel: str
+) -> None:
+    with pytest.raises(EnvironmentUnavailable) as raised:
+        check_versions(7, agent)
+    assert f"--channel={channel}" in str(raised.value)
+    assert "\n" not in str(raised.value)
