@@ -194,10 +194,11 @@ def run_disruption(
 
     ``variant`` selects a catalogued branch of the disruption (default: its main one).
     ``container`` is the container ``container-restart`` restarts (default: the first
-    workload container the charm declares; ``"charm"``: the charm container) and ``signal`` what kills its
-    PID 1 (``TERM``, the default, ``KILL`` or ``OOM``); together they pick the catalogued
-    branch, as ``variant`` may (``charm``, ``charm-kill``). ``images`` gives each
-    container's image (default ``Image()``: a Linux image's usual directories).
+    workload container the charm declares; ``"charm"``: the charm container) and
+    ``signal`` what kills its PID 1 (``TERM``, the default, ``KILL`` or ``OOM``); together
+    they pick the catalogued branch, as ``variant`` may (``charm``, ``charm-kill``).
+    ``images`` gives each container's image (default ``Image()``: a Linux image's usual
+    directories).
     ``exec_handlers`` maps container -> command prefix -> handler. ``storage_mounts``
     names the mounts that are storage volumes. ``workdir`` holds the filesystem layers
     (a temporary directory removed when the Python process exits, by default).
