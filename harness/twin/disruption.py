@@ -157,11 +157,20 @@ class CharmHookError(HarnessError):
             if isinstance(error, ExecHandlerError)
             else f"the charm raised {type(error).__name__}: {error}"
         )
+        fix = (
+            "the charm's exception is chained below; .partial holds the hooks run and the "
+            "state the hook was given"
+        )
+        if "Context.juju_version" in what:
+            # ops.testing's advice; the twin sets Context.juju_version for each run.
+            fix = (
+                f"the twin runs the Juju version given as run_disruption(juju_version=...), "
+                f"which replaces Context.juju_version; {fix}"
+            )
         super().__init__(
             f"SIMULATED {disruption} on Juju {juju_version}: {what} in hook {hook!r} "
             f"({step}); hooks before it: {ran}",
-            "the charm's exception is chained below; .partial holds the hooks run and the "
-            "state the hook was given",
+            fix,
         )
 
 

@@ -18,7 +18,7 @@ from samples import load_sample
 from harness.disrupt.base import NAMES
 from harness.errors import HarnessError
 from harness.observe.debug_log import hook_names, parse_lines
-from harness.twin import Image, run_disruption
+from harness.twin import CharmHookError, Image, run_disruption
 from harness.twin.disruption import REFUSED
 
 DISRUPTIONS = [name for name in NAMES if name not in REFUSED]
@@ -290,3 +290,36 @@ def test_storage_mounts_naming_no_mount_of_the_state_is_a_one_line_error(tmp_pat
         run_disruption(ctx, state, "pod-delete", storage_mounts=("configurations",))
     assert "\n" not in str(caught.value)
     assert "proxy: opt at /opt/p/" in str(caught.value)
+
+
+class KeepsItsKeyInASecret(ops.CharmBase):
+    """Stores a private key in a Juju secret on config-changed, as traefik-k8s's TLS library
+    does: that needs Juju 3.0.2 or later."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.config_changed, self._keep)
+
+    def _keep(self, event: ops.EventBase) -> None:
+        try:
+            self.model.get_secret(label="private-key")
+        except ops.SecretNotFoundError:
+            self.app.add_secret({"private-key": "pem"}, label="private-key")
+
+
+def test_a_charm_that_needs_a_newer_juju_fails_naming_where_the_version_is_set() -> None:
+    ctx = testing.Context(KeepsItsKeyInASecret, meta={"name": "proxy"})
+    with pytest.raises(CharmHookError) as caught:
+        run_disruption(ctx, testing.State(leader=True), "pod-delete", juju_version="2.9.43")
+    error = caught.value
+    assert (error.disruption, error.hook, error.juju_version) == (
+        "pod-delete",
+        "config-changed",
+        "2.9.43",
+    )
+    assert error.step == "after: new pod"
+    # ops.testing's own advice (set Context.juju_version) would be overridden by the twin.
+    assert "run_disruption(juju_version=...)" in str(error)
+    assert "\n" not in str(error)
+    # The same charm on a Juju with secrets goes through.
+    assert "config-changed" in run_disruption(ctx, testing.State(leader=True), "pod-delete").hooks
