@@ -41,6 +41,10 @@ def no_controller() -> EnvironmentUnavailable:
 
 
 DESTROY_TIMEOUT = 600.0
+# Juju snap tracks the store has closed ("The available tracks are 2.9, 3, 3.6, 4.0, and 4":
+# canonical/concierge PR 122); a 3.6 client drives any 3.x controller ("same major series
+# ... are compatible": Juju docs, "Juju component cross-version compatibility").
+CLOSED_SNAP_TRACKS = {f"3.{minor}": "3.6" for minor in range(6)}
 Echo = Callable[[str], None]
 
 
@@ -69,11 +73,12 @@ def check_versions(client_major: int, controller_version: str | None) -> None:
         return  # not a version: nothing to compare, as when it is not known
     if controller.major != client_major:
         # Snap tracks are <major>.<minor>; an agent built in place adds a fourth number.
+        track = f"{controller.major}.{controller.minor}"
         raise EnvironmentUnavailable(
             f"the juju client (major {client_major}) cannot drive this "
             f"{controller_version} controller",
             f"install a {controller.major}.x client: "
-            f"sudo snap refresh juju --channel={controller.major}.{controller.minor}/stable",
+            f"sudo snap refresh juju --channel={CLOSED_SNAP_TRACKS.get(track, track)}/stable",
         )
 
 
