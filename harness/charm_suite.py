@@ -27,10 +27,10 @@ from harness.bundle_stack import MetaSources, bundle_scenario, implied_meta, pre
 from harness.charm_meta import CharmMeta
 from harness.deploy import deploy_stack, mark_stack
 from harness.errors import HarnessError
-from harness.evidence.bundle import Evidence, write_bundle
+from harness.evidence.bundle import Evidence
 from harness.ports import Lab
 from harness.run import RunResult, deploy_commands, one_line, run_scenario, user_bundle
-from harness.session import DEPLOY_FOLDER, evidence_folder
+from harness.session import DEPLOY_FOLDER, evidence_folder, write_deploy_evidence
 from harness.stack import Stack
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,6 @@ class BundleDeployment:
         try:
             await deploy_stack(self.lab, self.stack)
         except BaseException as exc:
-            folder = self.evidence_dir / DEPLOY_FOLDER
             evidence = Evidence.before_the_run(
                 DEPLOY_FOLDER,
                 self.lab.backend,
@@ -125,7 +124,7 @@ class BundleDeployment:
                 one_line(exc),
             )
             bundle = user_bundle(self.stack, self.spec.app, self.ran_by)
-            write_bundle(replace(evidence, bundle=bundle), folder)
+            folder = write_deploy_evidence(replace(evidence, bundle=bundle), self.evidence_dir)
             log.error("deploying bundle %s failed; evidence: %s", self.bundle.path.name, folder)
             raise
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from harness.disrupt.base import Disruption, Target
 from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
-from harness.evidence.folders import fallback_folder
+from harness.evidence.folders import fallback_folder, keep_earlier
 from harness.evidence.times import duration, format_duration, parse_instant, seconds_of_day
 from harness.evidence.user_bundle import UserBundle
 from harness.findings import Finding
@@ -615,6 +615,9 @@ async def run_scenario(
     folder, named in the progress and in ``RunResult.folder``.
     """
     folder = Path(evidence_dir)
+    kept = keep_earlier(folder)
+    if kept is not None:
+        progress(f"an earlier run's bundle in {folder} was kept as {kept}")
     got = _Gathered(
         scenario,
         lab,

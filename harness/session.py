@@ -9,6 +9,7 @@ from pathlib import Path
 
 from harness.deploy import deploy_stack, mark_stack
 from harness.evidence.bundle import Evidence, write_bundle
+from harness.evidence.folders import keep_earlier
 from harness.options import HarnessOptions
 from harness.ports import Lab
 from harness.run import RunResult, deploy_commands, one_line, portable_commands, run_scenario
@@ -44,8 +45,7 @@ class Deployment:
         try:
             await deploy_stack(self.lab, self.stack)
         except BaseException as exc:
-            folder = self.evidence_dir / DEPLOY_FOLDER
-            write_bundle(self._deploy_evidence(one_line(exc)), folder)
+            folder = write_deploy_evidence(self._deploy_evidence(one_line(exc)), self.evidence_dir)
             log.error("deploying the stack failed; evidence: %s", folder)
             raise
 
@@ -83,6 +83,15 @@ def evidence_folder(intended: Path, result: RunResult | None) -> Path:
         stacklevel=3,
     )
     return result.folder
+
+
+def write_deploy_evidence(evidence: Evidence, evidence_dir: Path) -> Path:
+    """Write a failed deploy's bundle, keeping an earlier session's beside it."""
+    folder = evidence_dir / DEPLOY_FOLDER
+    kept = keep_earlier(folder)
+    if kept is not None:
+        log.info("an earlier run's bundle in %s was kept as %s", folder, kept)
+    return write_bundle(evidence, folder)
 
 
 class Disrupter:

@@ -64,6 +64,30 @@ def claim_folder(root: Path | str, name: str, *, now: datetime | None = None) ->
     raise HarnessError(f"{_MAX_SUFFIX} runs named {name} in one second", "use another folder")
 
 
+def keep_earlier(folder: Path | str) -> Path | None:
+    """Move an earlier run's bundle out of ``folder``, to a sibling no one else has.
+
+    pytest writes each scenario's bundle to a fixed folder; a second session (or a second
+    module running the same scenario) would otherwise replace evidence a report points at.
+    Returns where the earlier bundle went, or None when there was none.
+    """
+    path = Path(folder)
+    bundle = path / "bundle.json"
+    if not path.is_dir() or not bundle.exists():
+        return None
+    written = datetime.fromtimestamp(bundle.stat().st_mtime, timezone.utc)
+    stamp = written.strftime("%Y%m%dT%H%M%SZ")
+    for n in range(1, _MAX_SUFFIX):
+        kept = path.with_name(f"{path.name}.earlier-{stamp}" + (f"-{n}" if n > 1 else ""))
+        try:
+            kept.mkdir()  # claimed atomically; the rename below replaces this empty folder
+        except FileExistsError:
+            continue
+        os.replace(path, kept)
+        return kept
+    raise HarnessError(f"{_MAX_SUFFIX} earlier runs of {path.name} in one second", "tidy it")
+
+
 def fallback_folder(intended: Path | str) -> Path:
     """A new folder for a bundle that could not be written to ``intended``."""
     root = Path(tempfile.gettempdir()) / FALLBACK_ROOT

@@ -674,3 +674,31 @@ def test_a_second_sigterm_while_deploying_is_recorded_as_sigterm(
     assert "SIGTERM" in evidence.error
     assert "SIGINT" not in evidence.error
     assert err.strip().splitlines()[-1].startswith("repro: interrupted by SIGTERM")
+
+
+def test_earlier_bundles_in_a_fixed_folder_are_kept_each_under_its_own_name(
+    tmp_path: Path,
+) -> None:
+    from harness.evidence.folders import keep_earlier
+
+    folder = tmp_path / "pod-delete"
+    assert keep_earlier(folder) is None  # nothing there yet
+    folder.mkdir()
+    assert keep_earlier(folder) is None  # a folder without a bundle is left alone
+    kept = []
+    for n in range(3):  # three sessions within one second: three names
+        folder.mkdir(exist_ok=True)
+        (folder / "bundle.json").write_text(f"session {n}")
+        os.utime(folder / "bundle.json", (1_700_000_000, 1_700_000_000))
+        kept.append(keep_earlier(folder))
+    assert [p.name for p in kept if p] == [
+        "pod-delete.earlier-20231114T221320Z",
+        "pod-delete.earlier-20231114T221320Z-2",
+        "pod-delete.earlier-20231114T221320Z-3",
+    ]
+    assert [(p / "bundle.json").read_text() for p in kept if p] == [
+        "session 0",
+        "session 1",
+        "session 2",
+    ]
+    assert not folder.exists()  # the caller writes the new bundle into a fresh folder

@@ -75,3 +75,35 @@ def test_a_run_whose_bundle_went_to_the_fallback_points_there_and_says_so(
     assert folder.parent == tmp_path / "tmp" / "repro-evidence"
     assert recorded == [folder]  # a failing test's summary points at the bundle that exists
     assert str(evidence / "lp2021891-pod-delete") in str(warned[0].message)
+
+
+def test_a_second_session_keeps_the_first_sessions_bundles_beside_its_own(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # pytest writes to fixed folders (evidence/<scenario>/): a second session, or a second
+    # module running the same scenario, must not replace the bundle a bug report points at.
+    probe = Path(__file__).resolve().parents[2] / "charms" / "probe"
+    evidence = tmp_path / "evidence"
+
+    def session(workdir: str) -> Path:
+        deployment = Deployment(
+            make_lab(workdir=tmp_path / workdir), default_stack(str(probe)), evidence, "3.6"
+        )
+
+        async def run() -> Path:
+            await deployment.deploy()
+            return (await deployment.run("lp2021891-pod-delete")).folder
+
+        return asyncio.run(run())
+
+    first = session("twin-1")
+    first_bundle = (first / "bundle.json").read_text()
+    with caplog.at_level("INFO"):
+        second = session("twin-2")
+
+    assert second == evidence / "lp2021891-pod-delete"  # where the README says it is
+    (kept,) = evidence.glob("lp2021891-pod-delete.earlier-*")
+    assert (kept / "bundle.json").read_text() == first_bundle
+    assert (kept / "report.md").exists()
+    assert (second / "bundle.json").exists()  # the twin is deterministic: same content
+    assert str(kept) in caplog.text
