@@ -25,6 +25,7 @@ from harness.evidence.times import duration, format_duration, parse_instant, sec
 from harness.evidence.user_bundle import UserBundle
 from harness.findings import Finding
 from harness.interrupt import Interruption, RunInterrupted, describe
+from harness.live.signals import Interrupted
 from harness.observations import HookRecord, JournalEntry, Snapshot, Step
 from harness.ports import Lab
 from harness.scenarios import Scenario
@@ -409,11 +410,17 @@ class _Gathered:
         """The bundle's one-line error for ``exc``, and whether it was an interruption."""
         if isinstance(exc, RunInterrupted):
             return str(exc), True
+        if isinstance(exc, Interrupted):  # the disruption caught the signal and undid itself
+            return describe(exc.signal_name, self.during(exc)), True
         asked = self.interruption.signal_name if self.interruption else None
         cancelled = asked is not None and isinstance(exc, asyncio.CancelledError)
         if isinstance(exc, KeyboardInterrupt) or cancelled:
             return describe(asked or type(exc).__name__, self.stage), True
         return one_line(exc), False
+
+    def during(self, exc: BaseException) -> str:
+        """The stage the run was in, and what was undone if a disruption caught the signal."""
+        return f"{self.stage} ({exc.undone})" if isinstance(exc, Interrupted) else self.stage
 
     def evidence(self, error: str | None = None, *, interrupted: bool = False) -> Evidence:
         expected: tuple[str, ...] = ()
@@ -623,7 +630,9 @@ async def run_scenario(
         progress(f"the run stopped early ({error}); evidence so far: {written}")
         if interrupted and not isinstance(exc, RunInterrupted):
             signal_name = interruption.signal_name if interruption else None
-            raise RunInterrupted(signal_name or type(exc).__name__, got.stage) from exc
+            if isinstance(exc, Interrupted):
+                signal_name = exc.signal_name
+            raise RunInterrupted(signal_name or type(exc).__name__, got.during(exc)) from exc
         raise
     evidence = got.evidence()
     return RunResult(evidence, _write(evidence, folder, progress))

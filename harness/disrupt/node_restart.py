@@ -65,7 +65,8 @@ class NodeRestart(Disruption):
                 forget_cancel()
             if window.interrupted:
                 raise Interrupted(
-                    f"{window.name()} received while MicroK8s was stopped; it was started again",
+                    window.name(),
+                    "while MicroK8s was stopped; it was started again",
                     "rerun the scenario; check `microk8s status` first",
                 )
         step, _ = await timed(

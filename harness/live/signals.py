@@ -25,7 +25,16 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class Interrupted(HarnessError):
-    """A signal arrived while the harness was undoing what it had done; it was undone."""
+    """A signal arrived while the harness was undoing what it had done; it was undone.
+
+    The run that meets it ends as an interruption (its bundle says so, and the signal goes on
+    as a KeyboardInterrupt), not as a failure: the user asked it to stop.
+    """
+
+    def __init__(self, signal_name: str, undone: str, fix: str) -> None:
+        self.signal_name = signal_name
+        self.undone = undone
+        super().__init__(f"{signal_name} received {undone}", fix)
 
 
 @dataclass

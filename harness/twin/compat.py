@@ -2,7 +2,8 @@
 
 ops 2.17 to 2.x (ops-scenario 7.0) keep the unit id and app name private (``_unit_id``,
 ``_app_name``); later releases make them public (``unit_id``, ``app_name``). The twin
-reads and sets them through here so that both work.
+reads and sets them through here so that both work, and reads the charm's metadata
+(``_charm_spec``, public but deprecated as ``charm_spec`` in ops-scenario 8) here too.
 """
 
 from __future__ import annotations
@@ -22,10 +23,20 @@ def set_unit_id(ctx: Any, number: int) -> None:
         ctx._unit_id = number
 
 
+def _meta(ctx: Any) -> dict[str, Any]:
+    # Private first: ops-scenario 8 deprecates the public name (warning on each read).
+    spec = getattr(ctx, "_charm_spec", None) or getattr(ctx, "charm_spec", None)
+    meta = getattr(spec, "meta", None) or {}
+    return meta if isinstance(meta, dict) else {}
+
+
 def app_name(ctx: Any) -> str:
     name = getattr(ctx, "app_name", None) or getattr(ctx, "_app_name", None)
     if name:
         return str(name)
-    spec = getattr(ctx, "charm_spec", None) or getattr(ctx, "_charm_spec", None)
-    meta = getattr(spec, "meta", None) or {}
-    return str(meta.get("name", "app"))
+    return str(_meta(ctx).get("name", "app"))
+
+
+def declared_containers(ctx: Any) -> tuple[str, ...]:
+    """The workload containers the charm's metadata declares, in its order."""
+    return tuple(str(name) for name in _meta(ctx).get("containers") or {})

@@ -194,10 +194,11 @@ def run_disruption(
 
     ``variant`` selects a catalogued branch of the disruption (default: its main one).
     ``container`` is the container ``container-restart`` restarts (default: the first
-    workload container; ``"charm"``: the charm container) and ``signal`` what kills its
-    PID 1 (``TERM``, the default, ``KILL`` or ``OOM``); together they pick the catalogued
-    branch, as ``variant`` may (``charm``, ``charm-kill``). ``images`` gives each
-    container's image (default ``Image()``: a Linux image's usual directories).
+    workload container the charm declares; ``"charm"``: the charm container) and
+    ``signal`` what kills its PID 1 (``TERM``, the default, ``KILL`` or ``OOM``); together
+    they pick the catalogued branch, as ``variant`` may (``charm``, ``charm-kill``).
+    ``images`` gives each container's image (default ``Image()``: a Linux image's usual
+    directories).
     ``exec_handlers`` maps container -> command prefix -> handler. ``storage_mounts``
     names the mounts that are storage volumes. ``workdir`` holds the filesystem layers
     (a temporary directory removed when the Python process exits, by default).
@@ -212,6 +213,8 @@ def run_disruption(
         from harness.catalogue import load
 
         expectations = load().expect
+    declared = compat.declared_containers(ctx)
+    state = _with_declared_containers(state, declared)
     names = sorted(c.name for c in state.containers)
     check_images(images, names)
     _check_storage_mounts(storage_mounts, state)
@@ -223,7 +226,8 @@ def run_disruption(
                 f"the state has no container {container!r}",
                 f"use one of: {', '.join([*names, CHARM_CONTAINER])}",
             )
-        first = names[0] if names else CHARM_CONTAINER
+        # The first the charm declares, as `repro run --bundle` picks it.
+        first = next(iter(declared), names[0] if names else CHARM_CONTAINER)
         # A variant alone names its container kind; otherwise the container picks it.
         picked = container or (None if variant is not None else first)
         expectation = expectations(
@@ -264,6 +268,16 @@ def run_disruption(
         )
         current = run.follow(current, unit_plan, expectations("integrate", version))
     return run.result(current)
+
+
+def _with_declared_containers(state: testing.State, declared: Collection[str]) -> testing.State:
+    """Every container the charm declares is in its pod, whether or not the test's state
+    names it; one the state leaves out is not reachable until it starts again."""
+    there = {c.name for c in state.containers}
+    missing = [testing.Container(name) for name in declared if name not in there]
+    if not missing:
+        return state
+    return replace(state, containers=frozenset({*state.containers, *missing}))
 
 
 def _check_storage_mounts(storage_mounts: Collection[str], state: testing.State) -> None:

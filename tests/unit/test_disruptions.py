@@ -197,6 +197,7 @@ async def test_sigterm_while_the_node_is_down_starts_it_and_restores_the_handler
             timeout=10,
         )
     assert node.calls == ["stop", "start"]
+    assert raised.value.signal_name == "SIGTERM"  # the run reports it as this interruption
     assert "SIGTERM" in str(raised.value)
     assert "started again" in str(raised.value)
     assert signal.getsignal(signal.SIGTERM) == before

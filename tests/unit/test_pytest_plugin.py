@@ -189,3 +189,34 @@ def test_require_live_passes_a_run_that_tested_and_wrote_evidence(
     )
     result = pytester.runpytest("--backend", "live", "--require-live", "--evidence-dir", "ev")
     assert result.ret == 0
+
+
+def test_an_interrupted_run_ends_the_session_after_its_teardown(pytester: pytest.Pytester) -> None:
+    # What run_scenario raises when a signal stopped the run (also when the node restart
+    # caught it and started MicroK8s again): the next test must not start a new disruption,
+    # and the fixtures' teardown (destroying the model the harness made) must still run.
+    pytester.makepyfile(
+        """
+        from pathlib import Path
+
+        import pytest
+        from harness.interrupt import RunInterrupted
+
+        @pytest.fixture
+        def model():
+            yield
+            Path("torn-down").write_text("yes")
+
+        async def test_node_restart(model):
+            raise RunInterrupted("SIGINT", "node-restart of the node")
+
+        async def test_next_disruption(model):
+            Path("next-ran").write_text("yes")
+        """
+    )
+    result = pytester.runpytest("--backend", "twin", "-p", "asyncio", "-o", "asyncio_mode=auto")
+
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*interrupted by SIGINT during node-restart of the node*"])
+    assert not (pytester.path / "next-ran").exists()
+    assert (pytester.path / "torn-down").exists()

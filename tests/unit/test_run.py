@@ -430,6 +430,31 @@ def test_bundle_is_written_on_interrupt(tmp_path: Path, fakes: Fakes) -> None:
     assert raw["interrupted"] is True
 
 
+def test_a_signal_the_node_restart_caught_ends_the_run_as_an_interruption(
+    tmp_path: Path, fakes: Fakes
+) -> None:
+    # Under pytest (no Interruption installed) the node restart catches Ctrl-C itself, starts
+    # MicroK8s again and raises Interrupted. That is a stop the user asked for, not a failed
+    # run: the bundle says interrupted, and a KeyboardInterrupt ends the session (pytest
+    # tears the fixtures down and runs no further test) instead of the next disruption.
+    from harness.interrupt import RunInterrupted
+    from harness.live.signals import Interrupted
+
+    fakes.disruption.fail = Interrupted(
+        "SIGINT", "while MicroK8s was stopped; it was started again", "rerun the scenario"
+    )
+    lab, _ = make_lab()
+
+    with pytest.raises(RunInterrupted) as raised:
+        run(lab, tmp_path / "run")
+
+    during = "pod-delete of mysql-router-k8s/0 (while MicroK8s was stopped; it was started again)"
+    assert str(raised.value) == f"interrupted by SIGINT during {during}"
+    raw = bundle(tmp_path / "run")
+    assert raw["interrupted"] is True
+    assert raw["error"] == f"interrupted by SIGINT during {during}"
+
+
 def test_unknown_juju_version_fails_before_disrupting(tmp_path: Path, fakes: Fakes) -> None:
     lab, _ = make_lab(versions_value=Versions())
 

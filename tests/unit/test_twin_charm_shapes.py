@@ -323,3 +323,44 @@ def test_a_charm_that_needs_a_newer_juju_fails_naming_where_the_version_is_set()
     assert "\n" not in str(error)
     # The same charm on a Juju with secrets goes through.
     assert "config-changed" in run_disruption(ctx, testing.State(leader=True), "pod-delete").hooks
+
+
+# A unit test's state often names none of the charm's containers (grafana-agent-k8s's own
+# tests start from State()); in a pod every declared container is there.
+TWO_CONTAINERS_META: dict[str, Any] = {
+    "name": "portal",
+    "containers": {"nginx": {"resource": "nginx-image"}, "app": {"resource": "app-image"}},
+}
+
+
+class Portal(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.upgrade_charm, self._check)
+        for name in ("nginx", "app"):
+            framework.observe(self.on[name].pebble_ready, self._configure)
+
+    def _check(self, event: ops.EventBase) -> None:
+        self.unit.get_container("app").can_connect()
+
+    def _configure(self, event: ops.PebbleReadyEvent) -> None:
+        event.workload.push("/etc/ready", event.workload.name)
+
+
+def test_containers_the_state_leaves_out_are_in_the_pod_and_start_with_it() -> None:
+    ctx = testing.Context(Portal, meta=TWO_CONTAINERS_META)
+    bare = testing.State(leader=True)
+    restarted = run_disruption(ctx, bare, "node-restart")
+    assert restarted.hooks[0] == "start"
+    assert sorted(restarted.hooks[1:]) == ["app-pebble-ready", "nginx-pebble-ready"]
+    assert restarted.read_text("app", "/etc/ready") == "app"
+    replaced = run_disruption(ctx, bare, "pod-delete")
+    assert replaced.hooks[:2] == ("stop", "upgrade-charm")
+    assert replaced.read_text("nginx", "/etc/ready") == "nginx"
+
+
+def test_container_restart_defaults_to_the_first_container_the_charm_declares() -> None:
+    ctx = testing.Context(Portal, meta=TWO_CONTAINERS_META)
+    result = run_disruption(ctx, testing.State(leader=True), "container-restart")
+    assert result.hooks == ("nginx-pebble-ready",)  # declared first, as the bundle path picks
+    assert result.variant != "charm"
