@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import HarnessError, UnknownName
+from harness.errors import HarnessError, UnknownName, choose_one_of
 from harness.ports import AppSpec
 
 KUBERNETES = "kubernetes"
@@ -127,7 +127,7 @@ class BundleSpec:
                 return app
         raise UnknownName(
             f"application {name!r} is not in bundle {self.path.name}",
-            f"choose one of: {', '.join(self.app_names)}",
+            choose_one_of(name, self.app_names),
         )
 
     def relations_of(self, app: str) -> tuple[tuple[str, str], ...]:
@@ -336,6 +336,8 @@ def load_bundle(location: Path | str, charms: Mapping[str, Path] | None = None) 
             raise HarnessError(
                 f"{location} is a folder without bundle.yaml", "pass the bundle file"
             )
+    if not path.is_file():  # a FIFO or a link to /dev/zero would be read forever
+        raise HarnessError(f"{path} is not a regular file", "pass the bundle's YAML file")
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:

@@ -18,7 +18,7 @@ from typing import Any
 from harness.bundle_spec import BundleSpec
 from harness.charm_meta import CHARM_CONTAINER, CharmMeta, Fetch, read_charmhub, read_local
 from harness.disrupt.base import NAMES, Target
-from harness.errors import HarnessError, UnknownName
+from harness.errors import HarnessError, UnknownName, unknown
 from harness.ports import AppSpec
 from harness.scenarios import Scenario
 from harness.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack, WatchedPath
@@ -43,10 +43,10 @@ class MetaSources:
 def read_metas(bundle: BundleSpec, sources: MetaSources) -> dict[str, CharmMeta | None]:
     """Each app's metadata: its --charm-source, its local charm, Charmhub, else None."""
     metas: dict[str, CharmMeta | None] = {}
-    unknown = sorted(set(sources.charm_sources) - set(bundle.app_names))
-    if unknown:
+    strangers = sorted(set(sources.charm_sources) - set(bundle.app_names))
+    if strangers:
         raise UnknownName(
-            f"--charm-source names {unknown[0]!r}, which is not in bundle {bundle.path.name}",
+            f"--charm-source names {strangers[0]!r}, which is not in bundle {bundle.path.name}",
             f"choose one of: {', '.join(bundle.app_names)}",
         )
     for app in bundle.apps:
@@ -159,9 +159,7 @@ def bundle_scenario(
 ) -> Scenario:
     """The disruption applied to ``app`` (and to the probe observer, when there is one)."""
     if disruption not in NAMES:
-        raise UnknownName(
-            f"unknown disruption {disruption!r}", f"choose one of: {', '.join(NAMES)}"
-        )
+        raise unknown("disruption", disruption, NAMES)
     if disruption in _PROBE_ONLY:
         raise HarnessError(
             f"{disruption} cannot target {app}: {_PROBE_ONLY[disruption]}",

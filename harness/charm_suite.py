@@ -30,7 +30,7 @@ from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.ports import Lab
 from harness.run import RunResult, deploy_commands, one_line, run_scenario, user_bundle
-from harness.session import DEPLOY_FOLDER
+from harness.session import DEPLOY_FOLDER, evidence_folder
 from harness.stack import Stack
 
 log = logging.getLogger(__name__)
@@ -195,10 +195,12 @@ def disrupter(deployment: BundleDeployment, record: Callable[[Path], None]) -> D
     """``await charm_disrupt("pod-delete")``; the test's report points at the bundle."""
 
     async def disrupt(name: str) -> RunResult:
+        result = None
         try:
-            return await deployment.run(name)
+            result = await deployment.run(name)
         finally:
-            record(deployment.evidence_dir / name)
+            record(evidence_folder(deployment.evidence_dir / name, result))
+        return result
 
     return disrupt
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
-from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
+from harness.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.versions import JujuVersion
 
 if TYPE_CHECKING:
@@ -106,6 +106,20 @@ def _judged(version: JujuVersion, text: str) -> str | None:
     return None
 
 
+# juju/names model.go (IsValidModelName): lowercase letters, digits, non-leading hyphens.
+_MODEL = re.compile(r"^[a-z0-9]+[a-z0-9-]*$")
+
+
+def _check_model(name: str | None) -> None:
+    """``--model``: refused before anything runs; the name is also the Kubernetes namespace
+    in every printed command, so it must be one Juju accepts."""
+    if name is not None and not _MODEL.match(name):
+        raise HarnessError(
+            f"not a Juju model name: {name!r}",
+            "use lowercase letters, digits and hyphens, e.g. --model repro-lab",
+        )
+
+
 def _normal_unit(text: str) -> str:
     """``probe/0``, also accepting the agent name ``unit-probe-0``."""
     from harness.observe.debug_log import unit_from_entity
@@ -135,6 +149,10 @@ def _text_of(raw: IO[bytes]) -> TextIO:
 @contextlib.contextmanager
 def _open_log(path: str) -> Iterator[TextIO]:
     if path == "-":
+        if sys.stdin is None:  # fd 0 closed (`<&-`)
+            raise HarnessError(
+                "stdin is closed", "pipe a debug-log into repro timeline -, or pass its file"
+            )
         buffer = getattr(sys.stdin, "buffer", None)
         yield _text_of(buffer) if buffer is not None else sys.stdin
         return
@@ -205,6 +223,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
     version = _juju_strict(args.juju)
     catalogue = load()
+    if args.disruption not in catalogue.disruptions():
+        _refuse_a_scenario(args.disruption, args.juju)
     if args.container or args.signal or args.variant:
         branches: tuple[Any, ...] = (
             catalogue.expect(
@@ -222,6 +242,21 @@ def cmd_predict(args: argparse.Namespace) -> int:
     else:
         print(predict_text(branches, str(args.juju)))
     return 0
+
+
+def _refuse_a_scenario(name: str, juju: str) -> None:
+    """``repro list`` shows scenarios too; predict takes their disruption, so name it."""
+    from harness.scenarios import SCENARIOS
+
+    for s in SCENARIOS:
+        if s.name == name:
+            target = s.targets[0]
+            container = f" --container {target.container}" if target.container else ""
+            signal = f" --signal {target.signal}" if target.signal not in (None, "TERM") else ""
+            raise HarnessError(
+                f"{name} is a scenario, not a disruption",
+                f"use: repro predict {s.disruption} --juju {juju}{container}{signal}",
+            )
 
 
 # --- timeline --------------------------------------------------------------------------
@@ -432,6 +467,19 @@ def _unreachable(check: object) -> EnvironmentUnavailable:
 
 
 def _probe_charm(args: argparse.Namespace, backend: str) -> str:
+    given = Path(args.probe_charm) if args.probe_charm else None
+    # The twin runs a probe folder's code; checked before an evidence folder is claimed.
+    if (
+        backend == "twin"
+        and given is not None
+        and given.is_dir()
+        and not ((given / "src" / "charm.py").is_file() and (given / "charmcraft.yaml").is_file())
+    ):
+        raise HarnessError(
+            f"--probe-charm {given} is a folder without the probe charm "
+            "(src/charm.py and charmcraft.yaml)",
+            "pass charms/probe of a checkout, or leave --probe-charm out on the twin",
+        )
     if args.probe_charm:
         if not args.dry_run and not Path(args.probe_charm).exists():
             raise HarnessError(
@@ -457,9 +505,7 @@ def _targets_for(scenario: Scenario, app: str | None, stack_apps: Sequence[str])
     if app is None:
         return scenario
     if app not in stack_apps:
-        raise UnknownName(
-            f"unknown application {app!r}", f"choose one of: {', '.join(stack_apps)}"
-        )
+        raise unknown("application", app, stack_apps)
     chosen = tuple(t for t in scenario.targets if t.app == app)
     if not chosen:
         template = scenario.targets[0]
@@ -468,7 +514,12 @@ def _targets_for(scenario: Scenario, app: str | None, stack_apps: Sequence[str])
 
 
 def _unfinished_bundle(
-    folder: Path, scenario: Scenario, backend: str, stack: Stack, exc: BaseException
+    folder: Path,
+    scenario: Scenario,
+    backend: str,
+    stack: Stack,
+    exc: BaseException,
+    signal_name: str | None = None,
 ) -> None:
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
     from harness.evidence.bundle import Evidence, write_bundle
@@ -478,7 +529,7 @@ def _unfinished_bundle(
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
     if interrupted and not str(exc):
-        error = describe("SIGINT", "start-up (connecting and deploying)")
+        error = describe(signal_name or "SIGINT", "start-up (connecting and deploying)")
     evidence = Evidence.before_the_run(
         scenario.name,
         "twin" if backend == "twin" else "live",
@@ -510,6 +561,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if given:
             raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
     chosen = find_scenario(args.scenario)
+    _check_model(args.model)
     juju = _juju_option(args.juju)
     note = _judged(juju, args.juju) if juju is not None and args.backend != "live" else None
     if not args.dry_run:
@@ -582,17 +634,21 @@ def _execute(
     start: Callable[[Interruption], Coroutine[Any, Any, RunResult]],
 ) -> int:
     """Run under an interruption handler; a run that stops early still leaves its bundle."""
-    from harness.interrupt import Interruption
+    from harness.interrupt import Interruption, RunInterrupted
 
     interruption = Interruption()
     try:
         with interruption.installed(), _each_warning_once(SCENARIO_RUNTIME_LOGGER):
             result = asyncio.run(start(interruption))
     except BaseException as exc:
+        signal_name = interruption.signal_name
         if not (folder / "bundle.json").exists():
-            _unfinished_bundle(folder, scenario, backend, stack, exc)
+            _unfinished_bundle(folder, scenario, backend, stack, exc, signal_name)
         if (folder / "bundle.json").exists():
             print(folder, flush=True)
+        if signal_name and type(exc) is KeyboardInterrupt and not str(exc):
+            # A second signal stops at once with a bare KeyboardInterrupt: name the signal.
+            raise RunInterrupted(signal_name, "start-up (connecting and deploying)") from exc
         raise
     print(result.folder, flush=True)
     if interruption.requested:
@@ -612,6 +668,7 @@ def _run_bundle(args: argparse.Namespace) -> int:
     from harness.evidence.folders import check_evidence_root, claim_folder
 
     juju = _juju_option(args.juju)
+    _check_model(args.model)
     # A bad file is refused before the backend is even chosen (any app's charm source may
     # stand in for a local charm not packed yet: the twin runs the source).
     load_bundle(args.bundle, charms=parse_charm_sources(args.charm_source))
@@ -801,7 +858,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the command's own help, which lists what it takes
+            raise UsageError(
+                f"unrecognized arguments: {' '.join(extra)} (see repro {args.command} --help)"
+            )
         return int(args.func(args))
     except UsageError as exc:
         print(f"repro: {exc}", file=sys.stderr)
@@ -816,6 +877,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # e.g. output redirected to a full disk
+        if exc.filename:
+            problem, fix = f"{exc.strerror or exc}: {exc.filename}", "check that path"
+        else:
+            problem, fix = str(exc.strerror or exc), "check free space where the output goes"
+        print(f"repro: {problem} ({fix})", file=sys.stderr)
     except Exception as exc:  # a bug, but still one line: the bundle has the rest
         print(f"repro: {type(exc).__name__}: {_one_line(str(exc))}", file=sys.stderr)
     return 2

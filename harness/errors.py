@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class HarnessError(Exception):
     """A problem the user can fix; the CLI prints it as one line and exits 2."""
@@ -14,6 +17,19 @@ class HarnessError(Exception):
 
 class UnknownName(HarnessError):
     """An unknown scenario, disruption, unit or application name."""
+
+
+def choose_one_of(name: str, choices: Iterable[str]) -> str:
+    """The fix for a ``name`` not in ``choices``: a typo is told the choice it resembles."""
+    known = list(dict.fromkeys(choices))
+    close = difflib.get_close_matches(name, known, n=1)
+    meant = f"did you mean {close[0]}? " if close else ""
+    return f"{meant}choose one of: {', '.join(known)}"
+
+
+def unknown(kind: str, name: str, choices: Iterable[str]) -> UnknownName:
+    """``name`` is not one of ``choices``."""
+    return UnknownName(f"unknown {kind} {name!r}", choose_one_of(name, choices))
 
 
 class EnvironmentUnavailable(HarnessError):

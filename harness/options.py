@@ -31,3 +31,19 @@ class HarnessOptions:
             allow_node_restart=bool(config.getoption("--allow-node-restart")),
             juju_driver=str(config.getoption("--juju-driver")),
         )
+
+    def usage_problem(self, require_live: bool) -> str | None:
+        """One line naming a bad option and its fix, or None: checked before any test runs."""
+        from harness.errors import HarnessError
+        from harness.versions import JujuVersion
+
+        if require_live and self.backend != "live":
+            return f"--require-live needs --backend live (the backend is {self.backend})"
+        if self.backend == "twin":
+            try:
+                from harness.catalogue import load
+
+                load().expect("deploy", JujuVersion.parse(self.juju_version))
+            except (ValueError, HarnessError) as bad:
+                return f"--juju-version {self.juju_version}: {bad}"
+        return None

@@ -74,7 +74,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption("--require-live", default=False):
+    require_live = bool(config.getoption("--require-live", default=False))
+    problem = HarnessOptions.from_config(config).usage_problem(require_live)
+    if problem is not None:
+        raise pytest.UsageError(problem)
+    if require_live:
         from harness.require_live import RequireLive
 
         config.pluginmanager.register(RequireLive(config), "juju-lifecycle-require-live")
@@ -151,7 +155,15 @@ def _fixture_or_none(request: pytest.FixtureRequest) -> Callable[[str], object |
 
 @pytest.fixture(scope="module")
 def harness_options(request: pytest.FixtureRequest) -> HarnessOptions:
-    return HarnessOptions.from_config(request.config)
+    from harness.errors import HarnessError
+    from harness.evidence.folders import check_evidence_root
+
+    options = HarnessOptions.from_config(request.config)
+    try:  # checked where the harness is used, before anything is deployed
+        check_evidence_root(options.evidence_dir)
+    except HarnessError as bad:
+        pytest.exit(str(bad), returncode=pytest.ExitCode.USAGE_ERROR)
+    return options
 
 
 @pytest.fixture(scope="module")

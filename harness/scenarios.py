@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from harness.disrupt.base import Target
-from harness.errors import UnknownName
+from harness.errors import unknown
 from harness.stack import PROBE, ROUTER
 
 
@@ -104,5 +104,4 @@ def scenario(name: str) -> Scenario:
         return derived
     from harness.disrupt.base import NAMES
 
-    known = ", ".join(dict.fromkeys((*NAMES, *(s.name for s in SCENARIOS))))
-    raise UnknownName(f"unknown scenario or disruption {name!r}", f"choose one of: {known}")
+    raise unknown("scenario or disruption", name, (*NAMES, *(s.name for s in SCENARIOS)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -72,6 +73,18 @@ class Deployment:
         return self._runs[name]
 
 
+def evidence_folder(intended: Path, result: RunResult | None) -> Path:
+    """Where a run's bundle is: ``intended``, or the fallback it had to go to, said as a
+    warning (pytest's summary shows it even when the test passes, which shows no report)."""
+    if result is None or result.folder == intended:
+        return intended
+    warnings.warn(
+        f"the evidence could not be written to {intended}; it is in {result.folder}",
+        stacklevel=3,
+    )
+    return result.folder
+
+
 class Disrupter:
     """The ``disrupt`` fixture's value: ``await disrupt(scenario_name)``."""
 
@@ -80,9 +93,10 @@ class Disrupter:
         self._record = record
 
     async def __call__(self, name: str) -> RunResult:
+        result = None
         try:
             result = await self.deployment.run(name)
         finally:
             # The bundle is written even when the run raised; point the test at it.
-            self._record(self.deployment.evidence_dir / name)
+            self._record(evidence_folder(self.deployment.evidence_dir / name, result))
         return result

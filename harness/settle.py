@@ -153,7 +153,13 @@ async def wait_settled(
             busy = [f"{s.unit} {s.agent}" for s in app_units if s.agent != "idle"]
             if busy:
                 waiting.append(f"{app}: agents not idle ({', '.join(busy)})")
-            errors = [f"{s.unit} {s.workload}" for s in app_units if s.workload == "error"]
+            # With its message ('hook failed: "install"'), as juju status shows it.
+            errors = [
+                f"{s.unit} {s.workload}"
+                + (f": {s.workload_message}" if s.workload_message else "")
+                for s in app_units
+                if s.workload == "error"
+            ]
             if errors:
                 waiting.append(f"{app}: workload error ({', '.join(errors)})")
             app_pods = await lab.cluster.pods(app)

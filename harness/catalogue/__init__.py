@@ -74,7 +74,7 @@ from harness.catalogue.model import (
     Signal,
     Source,
 )
-from harness.errors import HarnessError, UnknownName
+from harness.errors import HarnessError, UnknownName, unknown
 from harness.versions import JujuVersion
 
 DEFAULT_PATH = Path(__file__).with_name("catalogue.yaml")
@@ -196,7 +196,8 @@ class Catalogue:
         if container is None:
             if sig is not None:
                 raise UnknownName(
-                    f"{disruption}: a signal needs a container", "give container= too"
+                    f"{disruption}: a signal needs a container",
+                    "give --container too (container= in Python)",
                 )
             return None
         for entry in self.entries:
@@ -205,9 +206,11 @@ class Catalogue:
             kind = "charm" if container == CHARM_CONTAINER else "workload"
             if entry.container == kind and (sig or "TERM") in entry.signals:
                 return entry.variant
+        by = f" and signal {signal!r}" if signal else ""
         raise UnknownName(
-            f"{disruption} has no branch for container {container!r} and signal {signal!r}",
-            "container= and signal= apply to container-restart only",
+            f"{disruption} has no branch for container {container!r}{by}",
+            "--container and --signal apply to container-restart only (container= and "
+            "signal= in Python)",
         )
 
     def branches(self, disruption: str, juju: JujuVersion | str) -> tuple[Expectation, ...]:
@@ -233,10 +236,7 @@ class Catalogue:
 
     def _known(self, disruption: str) -> None:
         if disruption not in self.disruptions():
-            raise UnknownName(
-                f"unknown disruption {disruption!r}",
-                f"choose one of: {', '.join(self.disruptions())}",
-            )
+            raise unknown("disruption", disruption, self.disruptions())
 
 
 def normal_signal(signal: str | None) -> Signal | None:

@@ -15,7 +15,7 @@ from harness.disrupt.pod_delete import PodDelete
 from harness.disrupt.pod_spec_change import PodSpecChange
 from harness.disrupt.resource_refresh import ResourceRefresh
 from harness.disrupt.scale_down_up import ScaleDownUp
-from harness.errors import UnknownName
+from harness.errors import unknown
 
 CLASSES: dict[str, type[Disruption]] = {
     cls.name: cls
@@ -38,7 +38,7 @@ def get(name: str, *, charm_path: str | None = None) -> Disruption:
     """The disruption called ``name``; ``charm_path`` goes to those that refresh a charm."""
     cls = CLASSES.get(name)
     if cls is None:
-        raise UnknownName(f"unknown disruption {name!r}", f"choose one of: {', '.join(NAMES)}")
+        raise unknown("disruption", name, NAMES)
     if cls in (CharmRefresh, ResourceRefresh):
         return cls(charm_path=charm_path)  # type: ignore[call-arg]
     return cls()

@@ -598,6 +598,9 @@ def read_bundle(location: Path | str) -> Evidence:
     path = bundle_file(location)
     if not Path(location).exists():
         raise HarnessError(f"no such bundle folder: {location}", "pass a folder repro run wrote")
+    if path.exists() and not path.is_file():
+        # A FIFO or a link to /dev/zero named bundle.json would be read forever.
+        raise HarnessError(f"{path} is not a regular file", "pass a folder that repro run wrote")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -611,6 +614,10 @@ def read_bundle(location: Path | str) -> Evidence:
     except json.JSONDecodeError as exc:
         raise HarnessError(
             f"{path} is not JSON (line {exc.lineno}: {exc.msg})", "re-run repro run to rewrite it"
+        ) from None
+    except RecursionError:
+        raise HarnessError(
+            f"{path} is nested too deeply to be a bundle", "re-run repro run to rewrite it"
         ) from None
     errors = schema_errors(raw)
     if errors:

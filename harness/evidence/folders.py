@@ -27,8 +27,10 @@ def check_evidence_root(root: Path | str) -> Path:
 
     Called before anything else happens, so that a bad ``--evidence-dir`` costs nothing.
     """
-    path = Path(root)
     fix = "pass --evidence-dir a folder you can write to"
+    if not str(root).strip():  # `--evidence-dir "$UNSET"`: not the current folder
+        raise HarnessError("--evidence-dir is empty", fix)
+    path = Path(root)
     for parent in (path, *path.parents):
         if parent.exists():
             if not parent.is_dir():

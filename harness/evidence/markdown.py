@@ -8,13 +8,25 @@ and only http(s) links become links.
 
 from __future__ import annotations
 
+import re
+
 _MARKUP = str.maketrans({"\\": "\\\\", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]"})
+# Control characters but tab and line breaks: an escape from a log or a bundle would act
+# on the terminal that prints it (retitle it, write its clipboard), and XML forbids most.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def visible(value: str) -> str:
+    """``value`` with its control characters shown as ``\\xNN``."""
+    if _CONTROL.search(value) is None:
+        return value
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
 
 
 def text(value: object) -> str:
     """Inline text: HTML escaped, Markdown's emphasis and link brackets escaped."""
     # & and < are what can start an entity or a tag; > alone is harmless and stays readable.
-    raw = "" if value is None else str(value)
+    raw = "" if value is None else visible(str(value))
     return raw.replace("&", "&amp;").replace("<", "&lt;").translate(_MARKUP)
 
 
@@ -26,7 +38,7 @@ def cell(value: object) -> str:
 
 def code(value: object) -> str:
     """An inline code span; a backtick inside would end it, so it becomes a quote."""
-    return "`" + str(value).replace("`", "'").replace("\n", " ") + "`"
+    return "`" + visible(str(value)).replace("`", "'").replace("\n", " ") + "`"
 
 
 def link(label: str, url: str) -> str:
@@ -38,4 +50,4 @@ def link(label: str, url: str) -> str:
 
 def fenced(lines: list[str] | tuple[str, ...], language: str = "sh") -> list[str]:
     """A fenced code block whose content cannot close it early."""
-    return [f"```{language}", *(line.replace("```", "'''") for line in lines), "```"]
+    return [f"```{language}", *(visible(line).replace("```", "'''") for line in lines), "```"]

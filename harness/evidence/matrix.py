@@ -53,6 +53,11 @@ def find_bundles(folders: Iterable[Path | str]) -> list[Path]:
         if path.is_file() and path.name == BUNDLE_FILE:
             found.add(path.resolve())
             continue
+        if path.is_file():
+            raise HarnessError(
+                f"{folder} is a file, not a folder of bundles",
+                "pass folders that hold bundle.json, or a bundle.json itself",
+            )
         if not path.is_dir():
             raise HarnessError(f"no such folder: {folder}", "pass folders that hold bundle.json")
         here = {p.resolve() for p in path.rglob(BUNDLE_FILE) if p.is_file()}
@@ -232,7 +237,8 @@ def _by_series(rows: Sequence[MatrixRow]) -> list[str]:
         "|---|" + "---|" * len(series),
     ]
     for disruption in sorted({r.disruption for r in rows}):
-        found = ["<br>".join(cells.get((disruption, s), ["(not run)"])) for s in series]
+        # One line per run: the cell turns line breaks into <br> (a literal one is escaped).
+        found = ["\n".join(cells.get((disruption, s), ["(not run)"])) for s in series]
         lines.append("| " + " | ".join(_cell(c) for c in (disruption, *found)) + " |")
     return lines
 

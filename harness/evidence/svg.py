@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 
 from harness.evidence.bundle import Evidence
+from harness.evidence.markdown import visible
 from harness.evidence.times import parse_instant, seconds_of_day
 from harness.observations import HookRecord, Step
 
@@ -57,10 +58,10 @@ def _label(text: str) -> str:
 
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
     element = ET.SubElement(
-        parent, tag, {k.rstrip("_").replace("_", "-"): v for k, v in attrs.items()}
+        parent, tag, {k.rstrip("_").replace("_", "-"): visible(v) for k, v in attrs.items()}
     )
     if text is not None:
-        element.text = text
+        element.text = visible(text)  # XML has no place for most control characters
     return element
 
 

@@ -59,7 +59,7 @@ def write_text(rows: Iterable[Row], out: TextIO) -> int:
     count = 0
     write = out.write
     for row in rows:
-        write(f"{row[1]:<23} {row[0]:<28} {describe(row)}\n")
+        write(md.visible(f"{row[1]:<23} {row[0]:<28} {describe(row)}\n"))
         count += 1
     return count
 

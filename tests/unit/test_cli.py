@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from harness.evidence import write_bundle
 from harness.scenarios import SCENARIOS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
+BUNDLES = SAMPLES.parent / "bundles"
 LOGS = sorted(p for p in SAMPLES.iterdir() if p.name.startswith(("debuglog_", "agentlogfile_")))
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -179,6 +181,11 @@ def test_predict_container_restart_by_container_and_signal(
         (("predict", "pod-kick", "--juju", "3.6"), ("pod-kick", "pod-delete", "node-restart")),
         (("predict", "pod-delete", "--juju", "three"), ("not a Juju version", "3.6")),
         (("predict", "pod-delete"), ("--juju",)),
+        (
+            ("predict", "pod-delete", "--juju", "3.6", "--container", "app"),
+            ("--container and --signal apply to container-restart only",),
+        ),
+        (("predict", "container-restart", "--juju", "3.6", "--signal", "KILL"), ("--container",)),
         (("predict", "pod-delete", "--juju", "3.6", "--format", "xml"), ("xml",)),
     ],
 )
@@ -188,6 +195,47 @@ def test_predict_errors(
     code, _, err = repro(capsys, *argv)
 
     assert_one_line_error(code, err, *words)
+
+
+@pytest.mark.parametrize(
+    ("argv", "meant"),
+    [
+        (("run", "lp2021891-pod-delet"), "lp2021891-pod-delete"),
+        (("run", "poddelete"), "pod-delete"),
+        (("run", "container-restart-chram"), "container-restart-charm"),
+        (("predict", "pod-delet", "--juju", "3.6"), "pod-delete"),
+        (("predict", "node-restrat", "--juju", "3.6"), "node-restart"),
+    ],
+)
+def test_a_mistyped_name_gets_the_name_it_resembles(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: tuple[str, ...],
+    meant: str,
+) -> None:
+    no_controller(monkeypatch)
+
+    code, _, err = repro(capsys, *argv)
+
+    assert_one_line_error(code, err, f"did you mean {meant}?")
+
+
+@pytest.mark.parametrize(
+    ("name", "fix"),
+    [
+        ("lp2021891-pod-delete", "repro predict pod-delete --juju 3.6"),
+        (
+            "container-restart-charm",
+            "repro predict container-restart --juju 3.6 --container charm",
+        ),
+    ],
+)
+def test_predict_of_a_scenario_names_its_disruption(
+    capsys: pytest.CaptureFixture[str], name: str, fix: str
+) -> None:
+    code, _, err = repro(capsys, "predict", name, "--juju", "3.6")
+
+    assert_one_line_error(code, err, f"{name} is a scenario", fix)
 
 
 # --- timeline --------------------------------------------------------------------------
@@ -444,6 +492,41 @@ def test_timeline_errors(
     assert_one_line_error(code, err, *words)
 
 
+@pytest.mark.parametrize("fmt", ["text", "md", "json", "svg"])
+def test_timeline_never_prints_a_logs_control_characters(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
+) -> None:
+    # A log is someone else's text: an OSC escape in a "hook name" would retitle the
+    # terminal (or write its clipboard) when the timeline is printed.
+    log = tmp_path / "hostile.log"
+    log.write_text(
+        'unit-probe-0: 12:00:00 INFO juju.worker.uniter.operation ran "\x1b]0;owned\x07x" hook\n'
+        'unit-probe-0: 12:00:01 INFO juju.worker.uniter.operation ran "start" hook\n'
+        "unit-probe-0: 12:00:02 DEBUG unit.probe/0.juju-log Emitting Juju event \x1b[2Jbad.\n",
+        "utf-8",
+    )
+
+    code, out, _ = repro(capsys, "timeline", str(log), "--format", fmt)
+
+    assert code == 0
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert "start" in out
+    assert "owned" in out  # still shown, as visible text
+
+
+def test_timeline_of_a_closed_stdin_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `repro timeline - <&-`: Python sets sys.stdin to None when fd 0 is closed.
+    monkeypatch.setattr(sys, "stdin", None)
+
+    code, _, err = repro(capsys, "timeline", "-")
+
+    assert_one_line_error(code, err, "stdin is closed", "pipe")
+    assert "TypeError" not in err
+
+
 def test_timeline_of_an_unreadable_file(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -459,6 +542,27 @@ def test_timeline_of_an_unreadable_file(
     code, _, err = repro(capsys, "timeline", str(locked))
 
     assert_one_line_error(code, err, "cannot read", "Permission denied")
+
+
+class _FullDisk(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("list",), ("predict", "pod-delete", "--juju", "3.6"), ("timeline", str(LOGS[0]))],
+)
+def test_output_to_a_full_disk_is_one_line_naming_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...]
+) -> None:
+    # `repro timeline big.log > /full/disk/out.txt`
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
+
+    code, _, err = repro(capsys, *argv)
+
+    assert_one_line_error(code, err, "No space left on device", "free space")
+    assert "OSError" not in err
 
 
 # --- report ----------------------------------------------------------------------------
@@ -503,6 +607,69 @@ def test_report_errors(
     assert_one_line_error(code, err, "does not follow the bundle schema")
 
 
+def test_report_of_a_bundle_json_that_is_not_a_file_is_refused_not_read_forever(
+    tmp_path: Path,
+) -> None:
+    # A FIFO (or a link to /dev/zero) named bundle.json never ends; a hostile folder can
+    # hold one. In a child with a deadline, so old code fails the test instead of hanging.
+    folder = tmp_path / "run"
+    folder.mkdir()
+    os.mkfifo(folder / "bundle.json")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "report", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert_one_line_error(done.returncode, done.stderr, "bundle.json", "not a regular file")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_run_with_a_bundle_that_is_not_a_regular_file_is_refused_not_read_forever(
+    tmp_path: Path, kind: str
+) -> None:
+    bundle = tmp_path / "bundle.yaml"
+    if kind == "fifo":
+        os.mkfifo(bundle)
+    else:
+        bundle.symlink_to("/dev/zero")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", "pod-delete", "--bundle", str(bundle)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert_one_line_error(done.returncode, done.stderr, "bundle.yaml", "not a regular file")
+
+
+def test_run_with_an_app_not_in_the_bundle_names_the_one_it_resembles(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_controller(monkeypatch)
+    bundle = BUNDLES / "postgresql-k8s" / "bundle.yaml"
+
+    code, _, err = repro(capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", "postgres")
+
+    assert_one_line_error(code, err, "did you mean postgresql-k8s?")
+
+
+def test_report_of_a_bundle_nested_too_deeply_is_one_line(
+    capsys: pytest.CaptureFixture[str], bundle_dir: Path
+) -> None:
+    (bundle_dir / "bundle.json").write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+
+    code, _, err = repro(capsys, "report", str(bundle_dir))
+
+    assert_one_line_error(code, err, "nested too deeply")
+    assert "RecursionError" not in err
+
+
 # --- matrix ----------------------------------------------------------------------------
 
 
@@ -522,15 +689,21 @@ def test_matrix_finds_bundles_recursively(
     assert rows[0].rstrip(" |").endswith("| 0 | 1")
 
 
-@pytest.mark.parametrize("case", ["missing", "empty"])
+@pytest.mark.parametrize("case", ["missing", "empty", "file"])
 def test_matrix_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str) -> None:
     target = tmp_path / "x"
     if case == "empty":
         target.mkdir()
+    if case == "file":
+        target.write_text("# a report.md, say")
 
     code, _, err = repro(capsys, "matrix", str(target))
 
-    words = {"missing": "no such folder", "empty": "no bundle.json under"}
+    words = {
+        "missing": "no such folder",
+        "empty": "no bundle.json under",
+        "file": "is a file, not a folder of bundles",
+    }
     assert_one_line_error(code, err, words[case])
 
 
@@ -544,6 +717,8 @@ def test_one_bad_bundle_does_not_lose_the_matrix(
     (good / "bundle.json").write_text(text[: len(text) // 2], "utf-8")  # a truncated upload
     (tmp_path / "job-3.1").mkdir()
     (tmp_path / "job-3.1" / "bundle.json").write_text("[]", "utf-8")
+    (tmp_path / "job-3.4").mkdir()  # hostile: deeper than Python's JSON reader recurses
+    (tmp_path / "job-3.4" / "bundle.json").write_text("[" * 100_000 + "]" * 100_000, "utf-8")
 
     code, out, err = repro(capsys, "matrix", str(tmp_path), *(["--strict"] if strict else []))
 
@@ -555,6 +730,8 @@ def test_one_bad_bundle_does_not_lose_the_matrix(
     assert "is not JSON" in below
     assert "job-3.1/bundle.json`: " in below
     assert "schema" in below
+    assert "job-3.4/bundle.json`: " in below
+    assert "nested too deeply" in below
     assert ("unreadable" in err) == strict
 
 
@@ -669,6 +846,23 @@ def test_run_live_without_a_controller_says_how_to_bootstrap(
         (("run", "lp2021891-pod-delete", "--juju", "latest"), ("not a Juju version",)),
         (("run", "lp2021891-pod-delete", "--app", "nginx", "--dry-run"), ("nginx", "probe-peer")),
         (("run", "lp2021891-pod-delete", "--backend", "k8s"), ("k8s",)),
+        *(
+            (("run", *scenario, "--backend", "live", "--dry-run", "--model", model), words)
+            for scenario, model, words in (
+                (
+                    ("lp2021891-pod-delete",),
+                    "a;rm -r b",
+                    ("not a Juju model name: 'a;rm -r b'", "lowercase letters, digits"),
+                ),
+                (("lp2021891-pod-delete",), "My-Model", ("not a Juju model name",)),
+                (("lp2021891-pod-delete",), "", ("not a Juju model name: ''",)),
+                (
+                    ("pod-delete", "--bundle", str(BUNDLES / "postgresql-k8s")),
+                    "my_lab",
+                    ("not a Juju model name: 'my_lab'",),
+                ),
+            )
+        ),
         (
             (
                 "run",
@@ -693,6 +887,56 @@ def test_run_errors(
     code, _, err = repro(capsys, *argv)
 
     assert_one_line_error(code, err, *words)
+
+
+def test_run_with_an_empty_evidence_dir_is_refused_not_written_into_the_cwd(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # `--evidence-dir "$EVIDENCE"` with the variable unset.
+    monkeypatch.chdir(tmp_path)
+
+    code, _, err = repro(
+        capsys, "run", "lp2021891-pod-delete", "--backend", "twin", "--evidence-dir", ""
+    )
+
+    assert_one_line_error(code, err, "--evidence-dir is empty")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (("predict", "pod-delete", "--juju", "3.6", "--unit", "x/0"), "predict"),
+        (("timeline", "-", "--juju", "3.6"), "timeline"),
+        (("matrix", "evidence", "--format", "md"), "matrix"),
+    ],
+)
+def test_an_option_a_command_does_not_take_points_at_that_commands_help(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], command: str
+) -> None:
+    code, _, err = repro(capsys, *argv)
+
+    assert_one_line_error(code, err, "unrecognized arguments", f"see repro {command} --help")
+
+
+def test_run_on_the_twin_with_a_folder_that_is_not_the_probe_says_which_option(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = repro(
+        capsys,
+        "run",
+        "lp2021891-pod-delete",
+        "--backend",
+        "twin",
+        "--probe-charm",
+        str(SAMPLES),
+        "--evidence-dir",
+        str(tmp_path / "ev"),
+    )
+
+    assert_one_line_error(code, err, f"--probe-charm {SAMPLES}", "charms/probe")
+    assert "make_lab" not in err  # the library's keyword means nothing on the command line
+    assert not (tmp_path / "ev").exists() or not any((tmp_path / "ev").iterdir())
 
 
 def test_run_app_retargets_the_disruption(

@@ -648,3 +648,29 @@ def test_a_charm_dir_that_survives_a_new_pod_is_a_deviation() -> None:
     assert found["probe/0 charm-dir"].observed == "survived (incarnation same-id -> same-id)"
     assert found["probe/0 storage"].verdict == "deviation"  # the journal started again
     assert found["probe/0 storage"].observed == "lost (journal seq 10 -> 2)"
+
+
+def test_a_second_sigterm_while_deploying_is_recorded_as_sigterm(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A supervisor (timeout, CI cancel) sends SIGTERM, then SIGTERM again: the second stops
+    # the run at once, and the bundle and the terminal must name the signal that was sent.
+    import harness.deploy as deploy
+
+    async def terminated_twice(*args: Any, **kwargs: Any) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(deploy, "deploy_stack", terminated_twice)
+
+    code, out, err = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
+    )
+
+    assert code == 130
+    evidence = read_bundle(Path(out.strip().splitlines()[-1]))
+    assert evidence.interrupted
+    assert evidence.error is not None
+    assert "SIGTERM" in evidence.error
+    assert "SIGINT" not in evidence.error
+    assert err.strip().splitlines()[-1].startswith("repro: interrupted by SIGTERM")

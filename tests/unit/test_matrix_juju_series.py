@@ -48,3 +48,12 @@ def test_patch_releases_share_their_series_column_and_gaps_say_not_run() -> None
 def test_the_run_table_names_the_driver_of_each_live_run() -> None:
     assert row_of(live("4.0.1", "jubilant")).backend == "live (jubilant)"
     assert row_of(evidence(backend="twin")).backend == "twin (SIMULATED)"
+
+
+def test_two_runs_in_one_series_are_two_lines_of_one_cell_not_an_escaped_tag() -> None:
+    # CI has two Juju 3.6 jobs (MicroK8s 1.28 and 1.31): their runs share one cell.
+    text = render_matrix([live("3.6.9", "libjuju"), evidence(backend="twin", juju="3.6.9")])
+    _, pod_delete = grid(text)
+    assert "&lt;br>" not in pod_delete[1]
+    assert pod_delete[1].startswith("live (libjuju): ")
+    assert "deviations)<br>twin (SIMULATED): " in pod_delete[1]

@@ -191,6 +191,59 @@ def test_require_live_passes_a_run_that_tested_and_wrote_evidence(
     assert result.ret == 0
 
 
+def _one_usage_line(result: pytest.RunResult, *words: str) -> None:
+    """pytest stopped before any test, with one line naming the option and the fix."""
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    text = "\n".join(result.errlines)
+    assert "Traceback" not in text
+    (line,) = [line for line in result.errlines if line.strip()]
+    for word in words:
+        assert word in line
+
+
+@pytest.mark.parametrize(
+    ("version", "words"),
+    [("banana", ("--juju-version", "not a Juju version")), ("1.0", ("--juju-version", "2.9"))],
+)
+def test_a_bad_twin_juju_version_stops_the_session_in_one_line(
+    pytester: pytest.Pytester, version: str, words: tuple[str, ...]
+) -> None:
+    pytester.makepyfile("def test_twin(lab):\n    pass\n")
+
+    result = pytester.runpytest("--backend", "twin", "--juju-version", version)
+
+    _one_usage_line(result, *words)
+    assert "ERROR at setup" not in result.stdout.str()  # not one traceback per test
+
+
+def test_require_live_with_the_twin_is_refused_before_any_test_runs(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile("def test_ran():\n    open('ran', 'w').close()\n")
+
+    result = pytester.runpytest("--backend", "twin", "--require-live")
+
+    _one_usage_line(result, "--require-live", "--backend live")
+    assert not (pytester.path / "ran").exists()
+
+
+def test_an_evidence_dir_that_is_a_file_stops_the_session_before_deploying(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "notes.txt").write_text("mine")
+    pytester.makepyfile(
+        "def test_uses_the_harness(harness_options):\n    open('ran', 'w').close()\n"
+    )
+
+    result = pytester.runpytest("--backend", "twin", "--evidence-dir", "notes.txt")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*--evidence-dir notes.txt is a file*"])
+    assert "Traceback" not in result.stdout.str()
+    assert not (pytester.path / "ran").exists()
+    assert (pytester.path / "notes.txt").read_text() == "mine"
+
+
 def test_an_interrupted_run_ends_the_session_after_its_teardown(pytester: pytest.Pytester) -> None:
     # What run_scenario raises when a signal stopped the run (also when the node restart
     # caught it and started MicroK8s again): the next test must not start a new disruption,

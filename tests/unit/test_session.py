@@ -43,3 +43,35 @@ def test_each_scenario_runs_once_per_module_and_is_reused(tmp_path: Path) -> Non
 
     first, second = asyncio.run(twice())
     assert first is second
+
+
+def test_a_run_whose_bundle_went_to_the_fallback_points_there_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from harness.run import RunResult
+    from harness.session import Disrupter
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    lab = make_lab(workdir=tmp_path / "twin")
+    probe = Path(__file__).resolve().parents[2] / "charms" / "probe"
+    evidence = tmp_path / "evidence"
+    deployment = Deployment(lab, default_stack(str(probe)), evidence, "3.6")
+    evidence.mkdir()
+    (evidence / "lp2021891-pod-delete").write_text("taken: not a folder")  # cannot be written
+    recorded: list[Path] = []
+
+    async def disrupt() -> RunResult:
+        await deployment.deploy()
+        return await Disrupter(deployment, recorded.append)("lp2021891-pod-delete")
+
+    # A passing test shows no failure report: the warning summary names where it went.
+    with pytest.warns(UserWarning, match="repro-evidence") as warned:
+        result = asyncio.run(disrupt())
+
+    folder = result.folder
+    assert folder.parent == tmp_path / "tmp" / "repro-evidence"
+    assert recorded == [folder]  # a failing test's summary points at the bundle that exists
+    assert str(evidence / "lp2021891-pod-delete") in str(warned[0].message)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import pytest
 from live_fakes import FakeClock, FakeCluster, FakeJuju, make_lab, pod, status
@@ -93,6 +94,22 @@ async def test_timeout_names_what_was_still_missing() -> None:
     assert "1/2 pods Ready" in seen
     assert "probe to settle" in raised.value.condition
     assert clock.elapsed == pytest.approx(120)
+
+
+async def test_a_unit_in_error_is_named_with_its_failed_hook() -> None:
+    """A charm whose hook fails before the disruption (a real charm on the twin without its
+    Kubernetes API patched): the timeout says which hook, as `juju status` does."""
+    clock = FakeClock()
+    juju, cluster = settled_lab(clock)
+    failed = replace(
+        status("probe/1", workload="error"), workload_message='hook failed: "install"'
+    )
+    juju.statuses_of = [status("probe/0"), failed]
+    with pytest.raises(WaitTimeout) as raised:
+        await wait_settled(
+            make_lab(juju, cluster, clock=clock), ("probe",), {"probe": 2}, timeout=120
+        )
+    assert 'probe/1 error: hook failed: "install"' in raised.value.last_seen
 
 
 async def test_expected_count_defaults_to_the_units_juju_lists() -> None:
