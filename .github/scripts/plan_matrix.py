@@ -39,7 +39,8 @@ DEFAULT_COMBINATIONS: tuple[tuple[str, str], ...] = (
 )
 
 SCENARIO_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-JUJU_CHANNEL = re.compile(r"^(?P<major>\d+)\.(?P<minor>\d+)/(stable|candidate|beta|edge)$")
+# <major>.<minor>/<risk>, or a major-only track ("3", "4": the store keeps both).
+JUJU_CHANNEL = re.compile(r"^(?P<major>\d+)(?:\.(?P<minor>\d+))?/(stable|candidate|beta|edge)$")
 MICROK8S_CHANNEL = re.compile(
     r"^(?P<track>1\.\d+(?P<strict>-strict)?(-classic)?|latest)/(stable|candidate|beta|edge)$"
 )
@@ -67,14 +68,15 @@ def libjuju_specifier(juju_channel: str) -> str:
             f"juju-channel {juju_channel!r} is not a Juju snap channel; "
             f"use <major>.<minor>/<risk> with risk one of {RISKS}, e.g. 3.6/stable"
         )
-    track = f"{match['major']}.{match['minor']}"
+    track = match["major"] if match["minor"] is None else f"{match['major']}.{match['minor']}"
     if track in CLOSED_JUJU_TRACKS:
         raise PlanError(
             f"juju-channel {juju_channel!r}: Juju's {track} snap track is closed (the store "
             "keeps 2.9, 3, 3.6, 4.0 and 4); use 3.6/stable, the 3.x it still publishes"
         )
     if match["major"] == "3":
-        return f">=3.{match['minor']},<4"
+        # The "3" track serves 3.6, the last 3.x (canonical/concierge PR 122).
+        return f">=3.{match['minor'] or 6},<4"
     if match["major"] == "2" and match["minor"] == "9":
         return LIBJUJU_2_9
     if match["major"] == "4":
@@ -85,9 +87,14 @@ def libjuju_specifier(juju_channel: str) -> str:
     )
 
 
+def _major(juju_channel: str) -> int:
+    match = JUJU_CHANNEL.match(juju_channel)
+    return int(match["major"]) if match else 0
+
+
 def juju_driver(juju_channel: str) -> str:
     """The harness's driver for a Juju channel (the same rule as harness/live/drivers.py)."""
-    return "jubilant" if juju_channel.startswith("4.") else "libjuju"
+    return "jubilant" if _major(juju_channel) >= 4 else "libjuju"
 
 
 def check_pair(juju_channel: str, microk8s_channel: str) -> None:
@@ -98,12 +105,12 @@ def check_pair(juju_channel: str, microk8s_channel: str) -> None:
             "use e.g. 1.31-strict/stable (Juju 3) or 1.28/stable (Juju 2.9)"
         )
     strict = match["strict"] is not None
-    if juju_channel.startswith("2.") and strict:
+    if _major(juju_channel) == 2 and strict:
         raise PlanError(
             f"Juju {juju_channel} needs a classic MicroK8s channel; "
             f"use {microk8s_channel.replace('-strict', '')} instead of {microk8s_channel}"
         )
-    if juju_channel.startswith(("3.", "4.")) and not strict:
+    if _major(juju_channel) >= 3 and not strict:
         track = match["track"]
         suggestion = "1.31-strict/stable" if track == "latest" else f"{track}-strict/stable"
         raise PlanError(

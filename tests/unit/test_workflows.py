@@ -215,6 +215,25 @@ def test_a_dispatch_on_juju_40_runs_the_jubilant_driver() -> None:
     assert job.id == "juju-4.0-stable-microk8s-1.31-strict-stable"
 
 
+# The store also keeps the major-only tracks "3" and "4" (canonical/concierge PR 122); Ops
+# smoke-tests on 4/stable (canonical/operator PR 2190).
+@pytest.mark.parametrize(
+    ("channel", "driver", "libjuju"),
+    [("4/stable", "jubilant", ">=3.6,<4"), ("3/stable", "libjuju", ">=3.6,<4")],
+)
+def test_a_dispatch_on_a_major_only_track_runs_its_majors_driver(
+    channel: str, driver: str, libjuju: str
+) -> None:
+    (job,) = _dispatch(channel, "1.31-strict/stable")
+    assert (job.juju, job.driver, job.libjuju) == (channel, driver, libjuju)
+    assert job.id == f"juju-{channel.replace('/', '-')}-microk8s-1.31-strict-stable"
+
+
+def test_a_major_only_track_still_needs_strict_microk8s() -> None:
+    with pytest.raises(plan_matrix.PlanError, match="strictly confined"):
+        _dispatch("4/stable", "1.31/stable")
+
+
 def test_each_job_runs_the_driver_its_plan_names() -> None:
     integration = _load(INTEGRATION)["jobs"]["integration"]
     assert integration["env"]["JUJU_DRIVER"] == "${{ matrix.driver }}"
