@@ -270,6 +270,7 @@ def judge_sequence(
     storages: Sequence[str] | None = None,
     leader: bool | None = None,
     not_run: Sequence[str] = (),
+    dispatched_not_run: Mapping[str, str] | None = None,
     source_label: str = "",
 ) -> Finding:
     """One unit's hook names (in order) against the expectation.
@@ -312,6 +313,16 @@ def judge_sequence(
     if placed:
         parts.append("may also run: " + "; ".join(placed))
     verdict: Verdict = "match" if not result.missing and not result.unexpected else "deviation"
+    # A required hook that was dispatched but could not run (the twin cannot emit it, or
+    # Juju found no charm to run it from) is neither seen nor refuted: not judged.
+    why = dispatched_not_run or {}
+    unjudged = [m for m in result.missing if m.split(" (", 1)[0] in why]
+    if unjudged and len(unjudged) == len(result.missing) and not result.unexpected:
+        verdict = "undetermined"
+        parts.append(
+            "not judged, dispatched but not run: "
+            + ", ".join(f"{m}: {why[m.split(' (', 1)[0]]}" for m in unjudged)
+        )
     return Finding(
         check="hooks",
         subject=subject,
@@ -521,6 +532,11 @@ def _hook_findings(
     for source in sources:
         ran, not_run = ran_hooks(records, unit, source)
         runs[(unit, source)] = ran
+        unrun = {
+            r.hook: r.detail
+            for r in records
+            if r.unit == unit and r.source == source and r.outcome == "not-run" and r.hook
+        }
         findings.append(
             judge_sequence(
                 expectation,
@@ -531,6 +547,7 @@ def _hook_findings(
                 storages=names.get("storage"),
                 leader=leader,
                 not_run=not_run,
+                dispatched_not_run=unrun,
                 source_label=source,
             )
         )

@@ -68,7 +68,8 @@ _UNITER_LINE = re.compile(
     r'|skipped "([^"\n]+)" hook \(missing\)'
     r'|error running "([^"\n]+)": (.*)'
     r"|(reboot detected; triggering implicit start hook)"
-    r"|running containerAgent \[([^\]\s]+))"
+    r"|running containerAgent \[([^\]\s]+)"
+    r'|twin-simulated: "([^"\n]+)" hook not run: (.*))'  # the twin's, never Juju's
 )
 
 # ops' lines: see the module docstring. The event name is ops' (underscores), its hook the
@@ -154,7 +155,7 @@ def _uniter_row(line: str, default: str | None, units: dict[str, str]) -> Row | 
     if match is None:
         return None
     (entity, time, module, ok, failed, error, terminated, terminated_meter, skipped,
-     failed_meter, meter_error, reboot, version) = match.groups()  # fmt: skip
+     failed_meter, meter_error, reboot, version, twin_hook, twin_why) = match.groups()  # fmt: skip
     if entity is None:
         owner: str | None = default or UNKNOWN_UNIT
     else:
@@ -184,6 +185,9 @@ def _uniter_row(line: str, default: str | None, units: dict[str, str]) -> Row | 
         return (owner, time, "hook", "debug-log", terminated, "terminated", "")
     if terminated_meter is not None:
         return (owner, time, "hook", "debug-log", terminated_meter, "terminated", "")
+    if twin_hook is not None:  # Juju would run it; ops.testing cannot, so nothing ran
+        detail = f"the twin could not run it: {twin_why.strip()}"
+        return (owner, time, "hook", "debug-log", twin_hook, "not-run", detail)
     return (owner, time, "hook", "debug-log", skipped, "skipped", "")
 
 

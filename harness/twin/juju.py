@@ -28,7 +28,7 @@ _FAILED = (
     " failed: {detail}"
 )
 _REBOOT = "INFO juju.worker.uniter reboot detected; triggering implicit start hook to notify charm"
-# Not a Juju line: what the twin could not run, in words the debug-log parser ignores.
+# Not a Juju line: what the twin could not run; the parser makes it a not-run record.
 _SKIPPED = 'WARNING juju.worker.uniter.operation twin-simulated: "{hook}" hook not run: {detail}'
 
 

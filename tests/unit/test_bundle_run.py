@@ -515,3 +515,28 @@ def test_a_bundle_without_its_kubernetes_type_is_planned_with_a_note(
     )  # fmt: skip
     assert code == 0, err
     assert "# note: the bundle does not say `bundle: kubernetes`" in out
+
+
+def test_a_hook_the_twin_cannot_run_is_undetermined_on_a_non_leader_not_a_deviation(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # ops.testing cannot emit leader-settings-changed, which Juju before 4.0 runs on every
+    # non-leader after start: a user's bundle with two units must not read as a Juju
+    # deviation on the twin, nor pass as a match, but say the hook could not be judged.
+    text = BUNDLE.read_text()
+    at = text.index("  postgresql-k8s:")
+    bundle = tmp_path / "bundle.yaml"
+    bundle.write_text(text[:at] + text[at:].replace("scale: 1", "scale: 2", 1))
+
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", "postgresql-k8s",
+        "--backend", "twin", "--juju", "3.6", "--evidence-dir", str(tmp_path / "ev"),
+    )  # fmt: skip
+
+    assert code == 0, out + err
+    evidence = read_bundle(Path(out.splitlines()[-1]))
+    (finding,) = [f for f in evidence.findings if f.subject == "postgresql-k8s/1 [debug-log]"]
+    assert finding.verdict == "undetermined"
+    assert "leader-settings-changed" in finding.detail
+    assert "ops.testing" in finding.detail
+    assert not [f for f in evidence.findings if f.verdict == "deviation"]

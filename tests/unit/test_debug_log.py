@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from datetime import datetime, timezone
 
 import pytest
 from samples import SAMPLES, load_sample, sample_names
@@ -690,3 +691,33 @@ def test_a_hook_the_meter_status_worker_could_not_run_is_not_a_failure() -> None
 
     assert (record.hook, record.outcome) == ("meter-status-changed", "not-run")
     assert record.detail == "charm missing from disk"
+
+
+def test_a_hook_the_twin_could_not_run_is_a_not_run_record_saying_why() -> None:
+    from harness.twin.juju import render_debug_log
+    from harness.twin.world import Dispatched
+
+    lines = list(
+        render_debug_log(
+            [
+                Dispatched(
+                    "probe/1",
+                    "leader-settings-changed",
+                    datetime(2000, 1, 1, 0, 0, 5, tzinfo=timezone.utc),
+                    "skipped",
+                    "",
+                    "ops.testing has no public constructor for it",
+                )
+            ]
+        )
+    )
+
+    (record,) = parse_lines(lines)
+    assert (record.unit, record.hook, record.outcome) == (
+        "probe/1",
+        "leader-settings-changed",
+        "not-run",
+    )
+    assert (
+        record.detail == "the twin could not run it: ops.testing has no public constructor for it"
+    )

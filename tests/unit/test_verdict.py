@@ -830,3 +830,24 @@ def test_a_second_roll_after_a_pod_spec_change_is_its_branch_not_a_deviation() -
         "second-roll for probe/0 (probe/0 ran upgrade-charm twice (journal): its pod was "
         "replaced again)"
     )
+
+
+def test_only_hooks_dispatched_but_not_run_leave_a_missing_hook_undetermined() -> None:
+    e = expect("pod-delete")
+    observed = ["stop", "upgrade-charm", "config-changed", "start", "workload-pebble-ready"]
+    why = {"leader-settings-changed": "the twin could not run it: ops.testing has none"}
+
+    def judged(seen: list[str], not_run: Mapping[str, str] | None) -> Finding:
+        return judge_sequence(
+            e, seen, subject=UNIT, containers=["workload"], leader=False,
+            dispatched_not_run=not_run,
+        )  # fmt: skip
+
+    # A non-leader before 4.0 runs leader-settings-changed after start: missing is a deviation.
+    assert judged(observed, None).verdict == "deviation"
+    unjudged = judged(observed, why)
+    assert unjudged.verdict == "undetermined"
+    assert "leader-settings-changed (after:start): the twin could not run it" in unjudged.detail
+    # Another hook missing too, or one nobody expects: still a deviation.
+    assert judged([h for h in observed if h != "upgrade-charm"], why).verdict == "deviation"
+    assert judged(["install", *observed], why).verdict == "deviation"
