@@ -390,6 +390,7 @@ class _Gathered:
     bundle: UserBundle | None = None
     stage: str = "start-up"
     interruption: Interruption | None = None
+    window_start: datetime | None = None  # set once the disruption is about to begin
 
     def record(self, steps: Step | Iterable[Step], progress: Progress) -> None:
         """Keep finished steps, and say on the terminal how long each took."""
@@ -629,8 +630,12 @@ async def run_scenario(
         got.enter("writing the evidence")
     except BaseException as exc:
         error, interrupted = got.failure(exc)
+        stop = None if interrupted else await _hooks_after_failure(got, lab, progress)
         written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
         progress(f"the run stopped early ({error}); evidence so far: {written}")
+        if stop is not None:  # Ctrl-C while reading them: the bundle is written; stop now
+            signal_name = interruption.signal_name if interruption else None
+            raise RunInterrupted(signal_name or type(stop).__name__, got.stage) from exc
         if interrupted and not isinstance(exc, RunInterrupted):
             signal_name = interruption.signal_name if interruption else None
             if isinstance(exc, Interrupted):
@@ -639,6 +644,42 @@ async def run_scenario(
         raise
     evidence = got.evidence()
     return RunResult(evidence, _write(evidence, folder, progress))
+
+
+HOOKS_AFTER_FAILURE_TIMEOUT = 120.0
+"""How long a failed run may spend reading the debug-log before writing its bundle."""
+
+
+async def _hooks_after_failure(
+    got: _Gathered, lab: Lab, progress: Progress
+) -> BaseException | None:
+    """After a failure past the start of the disruption, the debug-log's hooks since then.
+
+    A unit stuck in error is the usual reason settling fails, and the hook that failed is
+    what a bug report needs. Reading it is bounded and may fail (the controller may be the
+    problem); the step says which. Returns a Ctrl-C that arrived meanwhile, to raise once
+    the bundle is written.
+    """
+    if got.window_start is None or got.hooks:
+        return None
+    got.stage = "collecting hooks after the failure"
+    bound = f"{HOOKS_AFTER_FAILURE_TIMEOUT:.0f} s"
+    progress(f"collecting hooks after the failure (debug-log, at most {bound})")
+    start = _now(lab)
+    stop: BaseException | None = None
+    try:
+        hooks, notes = await asyncio.wait_for(
+            collect_log_hooks(lab, got.versions, got.window_start, lab.clock.now()),
+            HOOKS_AFTER_FAILURE_TIMEOUT,
+        )
+        got.hooks = hooks
+        detail = "; ".join((f"{len(hooks)} from the debug-log since the disruption", *notes))
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        stop, detail = exc, "interrupted"
+    except Exception as exc:  # the run's own error is the one to report, not this one
+        detail = f"could not read the debug-log: {one_line(exc)}"
+    got.record(Step("collect hooks after the failure", start, _now(lab), detail), progress)
+    return stop
 
 
 def _write(evidence: Evidence, folder: Path, progress: Progress) -> Path:
@@ -705,7 +746,7 @@ async def _run(
     got.before = await take_snapshot(lab, stack)
     got.record(Step("snapshot before", start, _now(lab)), progress)
 
-    window_start = lab.clock.now()
+    window_start = got.window_start = lab.clock.now()
     disrupted = _disrupted_units(scenario, got.before)
     disruption = get(scenario.disruption, charm_path=local_charm(scenario, stack))
     for target in applied_targets(scenario, disruption):

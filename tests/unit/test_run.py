@@ -414,7 +414,76 @@ def test_bundle_is_written_when_settling_times_out(tmp_path: Path, fakes: Fakes)
 
     raw = bundle(tmp_path / "run")
     assert raw["error"].startswith("timed out after 600s waiting for probe pods Ready")
-    assert [s["name"] for s in raw["steps"]][-1] == "delete probe"
+    assert [s["name"] for s in raw["steps"]][-2:] == [
+        "delete probe",
+        "collect hooks after the failure",
+    ]
+
+
+def test_a_run_that_never_settled_still_shows_the_hooks_since_the_disruption(
+    tmp_path: Path, fakes: Fakes
+) -> None:
+    # A unit stuck in error is why settling fails: the hook that failed is the evidence a
+    # bug report needs, so the bundle holds what the debug-log shows since the disruption.
+    fakes.settle_error = WaitTimeout("probe settled", 600, "probe/0 error")
+    lab, port = make_lab()
+    fakes.disruption.port = port
+    port.log.append(log_line("probe/0", T0 - timedelta(hours=1), "install"))  # before: not it
+
+    with pytest.raises(WaitTimeout):
+        run(lab, tmp_path / "run")
+
+    raw = bundle(tmp_path / "run")
+    assert [(h["unit"], h["hook"]) for h in raw["hooks"]] == [
+        ("mysql-router-k8s/0", "stop"),
+        ("mysql-router-k8s/0", "start"),
+        ("probe/0", "stop"),
+        ("probe/0", "start"),
+    ]  # the two targets' lines since the disruption; the install of an hour before is not
+    assert raw["steps"][-1]["name"] == "collect hooks after the failure"
+    assert raw["error"].startswith("timed out after 600s waiting for probe settled")
+
+
+def test_a_failure_collecting_hooks_after_a_failure_keeps_the_first_error(
+    tmp_path: Path, fakes: Fakes
+) -> None:
+    fakes.settle_error = WaitTimeout("probe settled", 600, "probe/0 error")
+    lab, port = make_lab()
+
+    async def controller_gone() -> str:
+        raise ConnectionError("controller unreachable")
+
+    port.debug_log = controller_gone  # type: ignore[method-assign]
+
+    with pytest.raises(WaitTimeout):
+        run(lab, tmp_path / "run")
+
+    raw = bundle(tmp_path / "run")
+    assert raw["hooks"] == []
+    assert raw["error"].startswith("timed out after 600s waiting for probe settled")
+    last = raw["steps"][-1]
+    assert last["name"] == "collect hooks after the failure"
+    assert "controller unreachable" in last["detail"]
+
+
+def test_ctrl_c_while_collecting_hooks_after_a_failure_still_writes_the_bundle(
+    tmp_path: Path, fakes: Fakes
+) -> None:
+    from harness.interrupt import RunInterrupted
+
+    fakes.settle_error = WaitTimeout("probe settled", 600, "probe/0 error")
+    lab, port = make_lab()
+
+    async def interrupted() -> str:
+        raise KeyboardInterrupt
+
+    port.debug_log = interrupted  # type: ignore[method-assign]
+
+    with pytest.raises(RunInterrupted, match="collecting hooks after the failure"):
+        run(lab, tmp_path / "run")
+
+    raw = bundle(tmp_path / "run")
+    assert raw["error"].startswith("timed out after 600s waiting for probe settled")
 
 
 def test_bundle_is_written_on_interrupt(tmp_path: Path, fakes: Fakes) -> None:
