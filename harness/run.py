@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from harness.disrupt.base import Disruption, Target
 from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
-from harness.evidence.folders import fallback_folder, keep_earlier
+from harness.evidence.folders import fallback_folder, folder_for_new_bundle
 from harness.evidence.times import duration, format_duration, parse_instant, seconds_of_day
 from harness.evidence.user_bundle import UserBundle
 from harness.findings import Finding
@@ -615,10 +615,9 @@ async def run_scenario(
     so and RunInterrupted is raised. A folder that cannot be written gives way to a fallback
     folder, named in the progress and in ``RunResult.folder``.
     """
-    folder = Path(evidence_dir)
-    kept = keep_earlier(folder)
-    if kept is not None:
-        progress(f"an earlier run's bundle in {folder} was kept as {kept}")
+    folder, note = folder_for_new_bundle(evidence_dir)
+    if note is not None:
+        progress(note)
     got = _Gathered(
         scenario,
         lab,

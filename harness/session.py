@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.deploy import deploy_stack, mark_stack
 from harness.evidence.bundle import Evidence, write_bundle
-from harness.evidence.folders import keep_earlier
+from harness.evidence.folders import folder_for_new_bundle
 from harness.options import HarnessOptions
 from harness.ports import Lab
 from harness.run import RunResult, deploy_commands, one_line, portable_commands, run_scenario
@@ -87,10 +87,9 @@ def evidence_folder(intended: Path, result: RunResult | None) -> Path:
 
 def write_deploy_evidence(evidence: Evidence, evidence_dir: Path) -> Path:
     """Write a failed deploy's bundle, keeping an earlier session's beside it."""
-    folder = evidence_dir / DEPLOY_FOLDER
-    kept = keep_earlier(folder)
-    if kept is not None:
-        log.info("an earlier run's bundle in %s was kept as %s", folder, kept)
+    folder, note = folder_for_new_bundle(evidence_dir / DEPLOY_FOLDER)
+    if note is not None:
+        log.info("%s", note)
     return write_bundle(evidence, folder)
 
 

@@ -83,9 +83,32 @@ def keep_earlier(folder: Path | str) -> Path | None:
             kept.mkdir()  # claimed atomically; the rename below replaces this empty folder
         except FileExistsError:
             continue
-        os.replace(path, kept)
+        try:
+            os.replace(path, kept)
+        except OSError:
+            kept.rmdir()  # not an empty name claimed for nothing
+            raise
         return kept
     raise HarnessError(f"{_MAX_SUFFIX} earlier runs of {path.name} in one second", "tidy it")
+
+
+def folder_for_new_bundle(folder: Path | str) -> tuple[Path, str | None]:
+    """Where a run writes its bundle, and what to say about it (None: nothing to say).
+
+    An earlier bundle in ``folder`` is moved aside (``keep_earlier``). One that cannot be
+    moved (the parent refuses the rename; another session moved it first) is left alone and
+    the new bundle goes to a fallback folder: never over it, and never a traceback.
+    """
+    try:
+        kept = keep_earlier(folder)
+    except OSError as exc:
+        fallback = fallback_folder(folder)
+        why = exc.strerror or type(exc).__name__
+        note = f"could not move the earlier bundle out of {folder} ({why}); writing to {fallback}"
+        return fallback, note
+    if kept is None:
+        return Path(folder), None
+    return Path(folder), f"an earlier run's bundle in {folder} was kept as {kept}"
 
 
 def fallback_folder(intended: Path | str) -> Path:

@@ -702,3 +702,55 @@ def test_earlier_bundles_in_a_fixed_folder_are_kept_each_under_its_own_name(
         "session 2",
     ]
     assert not folder.exists()  # the caller writes the new bundle into a fresh folder
+
+
+def test_an_earlier_bundle_that_cannot_be_moved_is_neither_replaced_nor_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fixed folder's parent refuses the rename (another user's folder, a read-only
+    # mount): the earlier bundle stays as it was and this run's goes to a fallback folder.
+    import asyncio
+
+    from harness.evidence import folders
+    from harness.run import run_scenario
+    from harness.scenarios import scenario
+    from harness.stack import default_stack
+    from harness.twin import make_lab
+
+    folder = tmp_path / "evidence" / "lp2021891-pod-delete"
+    folder.mkdir(parents=True)
+    (folder / "bundle.json").write_text("the earlier session's")
+
+    def refused(src: object, dst: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    class RefusingOs:  # only this module's renames are refused; the twin's work
+        replace = staticmethod(refused)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(os, name)
+
+    monkeypatch.setattr(folders, "os", RefusingOs())
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(folders.tempfile, "tempdir", str(tmp_path / "tmp"))
+    probe = Path(__file__).resolve().parents[2] / "charms" / "probe"
+    stack = default_stack(str(probe))
+    lab = make_lab(workdir=tmp_path / "twin")
+    lines: list[str] = []
+
+    async def go() -> Path:
+        from harness.deploy import deploy_stack
+
+        await deploy_stack(lab, stack)
+        result = await run_scenario(
+            lab, scenario("lp2021891-pod-delete"), stack, folder, progress=lines.append
+        )
+        return result.folder
+
+    written = asyncio.run(go())
+
+    assert (folder / "bundle.json").read_text() == "the earlier session's"
+    assert written.parent == tmp_path / "tmp" / "repro-evidence"
+    assert (written / "bundle.json").exists()
+    assert not list(folder.parent.glob("*.earlier-*"))  # no empty claimed folder left
+    assert any("Permission denied" in line and str(written) in line for line in lines)
