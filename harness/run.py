@@ -629,7 +629,14 @@ async def run_scenario(
         got.enter("writing the evidence")
     except BaseException as exc:
         error, interrupted = got.failure(exc)
-        stop = None if interrupted else await _hooks_after_failure(got, lab, progress)
+        # A cancel, or a stop asked for that a library turned into its own error, is no
+        # failure to explain: reading the debug-log would hold the stop up to its timeout.
+        stopping = isinstance(exc, asyncio.CancelledError) or bool(
+            interruption and interruption.requested
+        )
+        stop = None
+        if not (interrupted or stopping):
+            stop = await _hooks_after_failure(got, lab, progress)
         written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
         progress(f"the run stopped early ({error}); evidence so far: {written}")
         if stop is not None:  # Ctrl-C while reading them: the bundle is written; stop now

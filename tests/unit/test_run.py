@@ -486,6 +486,35 @@ def test_ctrl_c_while_collecting_hooks_after_a_failure_still_writes_the_bundle(
     assert raw["error"].startswith("timed out after 600s waiting for probe settled")
 
 
+def test_a_cancelled_run_does_not_go_on_reading_the_debug_log(
+    tmp_path: Path, fakes: Fakes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A cancel (pytest's Ctrl-C tearing the loop down, a caller's timeout) is not a failure
+    # to explain: the run writes its bundle and stops, not after up to two minutes of a
+    # debug-log that may never answer.
+    from harness import run as run_module
+
+    monkeypatch.setattr(run_module, "HOOKS_AFTER_FAILURE_TIMEOUT", 0.2)
+    lab, port = make_lab()
+    read: list[str] = []
+
+    async def hangs() -> str:
+        read.append("debug-log")
+        await asyncio.Event().wait()
+        return ""
+
+    port.debug_log = hangs  # type: ignore[method-assign]
+
+    fakes.settle_error = asyncio.CancelledError()
+    with pytest.raises(asyncio.CancelledError):
+        run(lab, tmp_path / "cancelled")
+
+    assert read == []
+    raw = bundle(tmp_path / "cancelled")
+    assert raw["error"] == "CancelledError"
+    assert "collect hooks after the failure" not in [s["name"] for s in raw["steps"]]
+
+
 def test_bundle_is_written_on_interrupt(tmp_path: Path, fakes: Fakes) -> None:
     fakes.disruption.fail = KeyboardInterrupt()
     lab, _ = make_lab()
