@@ -669,7 +669,7 @@ async def _hooks_after_failure(
     if got.window_start is None or got.hooks:
         return None
     got.stage = "collecting hooks after the failure"
-    bound = f"{HOOKS_AFTER_FAILURE_TIMEOUT:.0f} s"
+    bound = f"{HOOKS_AFTER_FAILURE_TIMEOUT:g} s"
     progress(f"collecting hooks after the failure (debug-log, at most {bound})")
     start = _now(lab)
     stop: BaseException | None = None
@@ -682,6 +682,8 @@ async def _hooks_after_failure(
         detail = "; ".join((f"{len(hooks)} from the debug-log since the disruption", *notes))
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         stop, detail = exc, "interrupted"
+    except asyncio.TimeoutError:  # wait_for's carries no message: say what was awaited
+        detail = f"could not read the debug-log: it did not answer within {bound}"
     except Exception as exc:  # the run's own error is the one to report, not this one
         detail = f"could not read the debug-log: {one_line(exc)}"
     got.record(Step("collect hooks after the failure", start, _now(lab), detail), progress)

@@ -466,6 +466,29 @@ def test_a_failure_collecting_hooks_after_a_failure_keeps_the_first_error(
     assert "controller unreachable" in last["detail"]
 
 
+def test_a_debug_log_that_does_not_answer_after_a_failure_is_named_with_its_bound(
+    tmp_path: Path, fakes: Fakes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness import run as run_module
+
+    monkeypatch.setattr(run_module, "HOOKS_AFTER_FAILURE_TIMEOUT", 0.2)
+    fakes.settle_error = WaitTimeout("probe settled", 600, "probe/0 error")
+    lab, port = make_lab()
+
+    async def hangs() -> str:  # a controller half up after a node restart
+        await asyncio.Event().wait()
+        return ""
+
+    port.debug_log = hangs  # type: ignore[method-assign]
+
+    with pytest.raises(WaitTimeout):
+        run(lab, tmp_path / "run")
+
+    last = bundle(tmp_path / "run")["steps"][-1]
+    assert last["name"] == "collect hooks after the failure"
+    assert last["detail"] == "could not read the debug-log: it did not answer within 0.2 s"
+
+
 def test_ctrl_c_while_collecting_hooks_after_a_failure_still_writes_the_bundle(
     tmp_path: Path, fakes: Fakes
 ) -> None:
