@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.bundle_spec import BundleSpec, load_bundle
-from harness.bundle_stack import MetaSources, implied_meta, prepare, read_metas
+from harness.bundle_stack import (
+    MetaSources,
+    check_twin_scale,
+    implied_meta,
+    prepare,
+    read_metas,
+)
 from harness.charm_meta import CharmMeta, read_charmhub
 from harness.errors import EnvironmentUnavailable, HarnessError
 from harness.run import RunResult, plan
@@ -91,6 +97,8 @@ def prepare_run(args: argparse.Namespace, backend: str, probe_charm: str | None)
     # The twin runs a source in place of a local charm; live deploys what the bundle names.
     bundle = load_bundle(args.bundle, charms=sources if backend == "twin" else None)
     bundle.app(args.app)  # an unknown app is refused first: it is the likeliest typo
+    if backend == "twin":
+        check_twin_scale(bundle)
     watches = [*(args.watch or ()), *(args.mark or ())]
     metas, notes = _metas(bundle, sources, backend, args.dry_run, watches)
     stack, scenario = prepare(

@@ -244,3 +244,19 @@ def prepare(
     known = {name: meta for name, meta in metas.items() if meta is not None}
     stack = Stack(tuple(apps), tuple(relations), tuple(watched), bundle=bundle, metas=known)
     return stack, scenario
+
+
+TWIN_MAX_UNITS = 100
+"""Units of one application the twin simulates: each lives in this process and runs its
+hooks in turn, and a reproduction needs a few (Juju itself has no such limit)."""
+
+
+def check_twin_scale(bundle: BundleSpec) -> None:
+    """Refuse, in one line, a bundle with more units of an app than the twin simulates."""
+    for app in bundle.apps:
+        if app.units > TWIN_MAX_UNITS:
+            raise HarnessError(
+                f"{app.name} has scale {app.units}: the twin simulates at most "
+                f"{TWIN_MAX_UNITS} units of an application",
+                "lower its scale in a copy of the bundle, or run it with --backend live",
+            )

@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.bundle_spec import BundleSpec, load_bundle
-from harness.bundle_stack import MetaSources, bundle_scenario, implied_meta, prepare, read_metas
+from harness.bundle_stack import (
+    MetaSources,
+    bundle_scenario,
+    check_twin_scale,
+    implied_meta,
+    prepare,
+    read_metas,
+)
 from harness.charm_meta import CharmMeta
 from harness.deploy import deploy_stack, mark_stack
 from harness.errors import HarnessError
@@ -163,6 +170,7 @@ def twin_deployment(
 
     sources = spec.charm_sources()
     bundle = load_for(spec, sources.get(spec.app), sources)
+    check_twin_scale(bundle)
     read = read_metas(bundle, MetaSources(sources, charmhub=False))
     watches = [*spec.watch, *spec.mark]
     metas = {app: meta or implied_meta(app, bundle, watches) for app, meta in read.items()}

@@ -540,3 +540,26 @@ def test_a_hook_the_twin_cannot_run_is_undetermined_on_a_non_leader_not_a_deviat
     assert "leader-settings-changed" in finding.detail
     assert "ops.testing" in finding.detail
     assert not [f for f in evidence.findings if f.verdict == "deviation"]
+
+
+def test_a_scale_the_twin_cannot_hold_is_one_line_before_anything_is_deployed(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A typo such as scale: 100000000 ran until memory ran out: every simulated unit lives
+    # in this process. Juju itself takes it, so the live backend is not limited.
+    forbid_deploying(monkeypatch)
+    text = BUNDLE.read_text()
+    at = text.index("  postgresql-k8s:")
+    bundle = tmp_path / "bundle.yaml"
+    bundle.write_text(text[:at] + text[at:].replace("scale: 1", "scale: 100000000", 1))
+
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", "pgbouncer-k8s",
+        "--backend", "twin", "--evidence-dir", str(tmp_path / "ev"),
+    )  # fmt: skip
+
+    assert code == 2, out + err
+    (line,) = err.strip().splitlines()
+    assert "postgresql-k8s has scale 100000000" in line
+    assert "the twin simulates at most 100 units" in line
+    assert not (tmp_path / "ev").exists()

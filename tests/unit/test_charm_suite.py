@@ -148,3 +148,16 @@ async def test_a_failed_deploy_leaves_a_bundle_naming_the_bundle(
     assert stopped.simulated
     assert stopped.bundle is not None
     assert stopped.bundle.file == "bundle.yaml"
+
+
+def test_a_scale_the_twin_cannot_hold_is_refused_before_the_twin_starts(tmp_path: Path) -> None:
+    big = tmp_path / "bundle.yaml"
+    big.write_text((EXAMPLE / "bundle.yaml").read_text().replace("scale: 1", "scale: 5000", 1))
+    with pytest.raises(HarnessError, match="has scale 5000: the twin simulates at most 100"):
+        twin_deployment(
+            CharmStack(bundle=big, app="demo", source=EXAMPLE),
+            juju_version="3.6",
+            workdir=tmp_path / "twin",
+            evidence_root=tmp_path / "ev",
+        )
+    assert not (tmp_path / "ev").exists()
