@@ -687,6 +687,11 @@ async def _hooks_after_failure(
     except Exception as exc:  # the run's own error is the one to report, not this one
         detail = f"could not read the debug-log: {one_line(exc)}"
     got.record(Step("collect hooks after the failure", start, _now(lab), detail), progress)
+    asked = got.interruption is not None and got.interruption.requested
+    # Its cancel can be lost: wait_for before 3.12 returns a result ready as the cancel came
+    # (CPython issue #86296; fixed in 3.12 by PR #98518). The stop asked for still stops.
+    if stop is None and asked:
+        stop = KeyboardInterrupt()
     return stop
 
 

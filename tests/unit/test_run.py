@@ -489,6 +489,29 @@ def test_a_debug_log_that_does_not_answer_after_a_failure_is_named_with_its_boun
     assert last["detail"] == "could not read the debug-log: it did not answer within 0.2 s"
 
 
+def test_a_stop_asked_while_reading_hooks_after_a_failure_ends_as_an_interruption(
+    tmp_path: Path, fakes: Fakes
+) -> None:
+    # The Ctrl-C's cancel can be lost (Python 3.10's wait_for returns a result that was
+    # ready when the cancel came): the stop asked for still ends the run once it is written.
+    from harness.interrupt import Interruption, RunInterrupted
+
+    fakes.settle_error = WaitTimeout("probe settled", 600, "probe/0 error")
+    lab, port = make_lab()
+    asked = Interruption()
+
+    async def answers_as_ctrl_c_comes() -> str:
+        asked.signal_name = "SIGINT"  # recorded by the handler; its cancel never arrives
+        return ""
+
+    port.debug_log = answers_as_ctrl_c_comes  # type: ignore[method-assign]
+
+    with pytest.raises(RunInterrupted, match="SIGINT during collecting hooks after"):
+        run(lab, tmp_path / "run", interruption=asked)
+
+    assert bundle(tmp_path / "run")["steps"][-1]["name"] == "collect hooks after the failure"
+
+
 def test_ctrl_c_while_collecting_hooks_after_a_failure_still_writes_the_bundle(
     tmp_path: Path, fakes: Fakes
 ) -> None:
