@@ -35,6 +35,7 @@ from harness.charm_meta import CharmMeta
 from harness.deploy import deploy_stack, mark_stack
 from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence
+from harness.evidence.folders import session_folder
 from harness.ports import Lab
 from harness.run import RunResult, deploy_commands, one_line, run_scenario, user_bundle
 from harness.session import DEPLOY_FOLDER, evidence_folder, write_deploy_evidence
@@ -106,6 +107,7 @@ class BundleDeployment:
         self.ran_by = dict(ran_by or {})
         self.stack, _ = self._prepare("pod-delete")
         self._runs: dict[str, RunResult] = {}
+        self._folders: dict[str, Path] = {}
 
     def _prepare(self, disruption: str) -> tuple[Stack, Any]:
         return prepare(
@@ -135,6 +137,12 @@ class BundleDeployment:
             log.error("deploying bundle %s failed; evidence: %s", self.bundle.path.name, folder)
             raise
 
+    def folder(self, disruption: str) -> Path:
+        """Where the run of ``disruption`` writes its bundle (this module's, this session)."""
+        if disruption not in self._folders:
+            self._folders[disruption] = session_folder(self.evidence_dir, disruption)
+        return self._folders[disruption]
+
     async def run(self, disruption: str) -> RunResult:
         if disruption not in self._runs:
             if self._runs:  # an earlier disruption may have wiped the markers
@@ -153,7 +161,7 @@ class BundleDeployment:
                 self.lab,
                 scenario,
                 self.stack,
-                self.evidence_dir / disruption,
+                self.folder(disruption),
                 juju_version=self.juju_version if self.lab.simulated else None,
                 progress=log.info,
                 ran_by=self.ran_by,
@@ -206,7 +214,7 @@ def disrupter(deployment: BundleDeployment, record: Callable[[Path], None]) -> D
         try:
             result = await deployment.run(name)
         finally:
-            record(evidence_folder(deployment.evidence_dir / name, result))
+            record(evidence_folder(deployment.folder(name), result))
         return result
 
     return disrupt

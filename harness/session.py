@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.deploy import deploy_stack, mark_stack
 from harness.evidence.bundle import Evidence, write_bundle
-from harness.evidence.folders import folder_for_new_bundle
+from harness.evidence.folders import folder_for_new_bundle, session_folder
 from harness.options import HarnessOptions
 from harness.ports import Lab
 from harness.run import RunResult, deploy_commands, one_line, portable_commands, run_scenario
@@ -30,6 +30,7 @@ class Deployment:
         self.evidence_dir = evidence_dir
         self.juju_version = juju_version
         self._runs: dict[str, RunResult] = {}
+        self._folders: dict[str, Path] = {}
 
     @classmethod
     def for_options(cls, lab: Lab, options: HarnessOptions, probe_charm: str) -> Deployment:
@@ -58,6 +59,12 @@ class Deployment:
             error,
         )
 
+    def folder(self, name: str) -> Path:
+        """Where the run of ``name`` writes its bundle (this module's, for this session)."""
+        if name not in self._folders:
+            self._folders[name] = session_folder(self.evidence_dir, name)
+        return self._folders[name]
+
     async def run(self, name: str) -> RunResult:
         if name not in self._runs:
             if self._runs:  # an earlier disruption may have wiped the markers
@@ -66,7 +73,7 @@ class Deployment:
                 self.lab,
                 scenario(name),
                 self.stack,
-                self.evidence_dir / name,
+                self.folder(name),
                 juju_version=self.juju_version if self.lab.simulated else None,
                 progress=log.info,
             )
@@ -106,5 +113,5 @@ class Disrupter:
             result = await self.deployment.run(name)
         finally:
             # The bundle is written even when the run raised; point the test at it.
-            self._record(evidence_folder(self.deployment.evidence_dir / name, result))
+            self._record(evidence_folder(self.deployment.folder(name), result))
         return result

@@ -64,6 +64,25 @@ def claim_folder(root: Path | str, name: str, *, now: datetime | None = None) ->
     raise HarnessError(f"{_MAX_SUFFIX} runs named {name} in one second", "use another folder")
 
 
+_USED_THIS_PROCESS: set[Path] = set()
+
+
+def session_folder(root: Path | str, name: str) -> Path:
+    """``root/name`` for this process's first run of ``name``, then ``root/name-2``...
+
+    A pytest session is one process: a second module running the same scenario gets its own
+    folder, so the first module's report keeps pointing at its own bundle. An earlier
+    session's bundle at that place is moved aside when the run writes (``keep_earlier``).
+    """
+    base = Path(root) / name
+    folder, n = base, 1
+    while folder.resolve() in _USED_THIS_PROCESS:
+        n += 1
+        folder = base.with_name(f"{name}-{n}")
+    _USED_THIS_PROCESS.add(folder.resolve())
+    return folder
+
+
 def keep_earlier(folder: Path | str) -> Path | None:
     """Move an earlier run's bundle out of ``folder``, to a sibling no one else has.
 

@@ -78,8 +78,10 @@ def test_a_run_whose_bundle_went_to_the_fallback_points_there_and_says_so(
 
 
 def test_a_second_session_keeps_the_first_sessions_bundles_beside_its_own(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from harness.evidence import folders
+
     # pytest writes to fixed folders (evidence/<scenario>/): a second session, or a second
     # module running the same scenario, must not replace the bundle a bug report points at.
     probe = Path(__file__).resolve().parents[2] / "charms" / "probe"
@@ -98,6 +100,7 @@ def test_a_second_session_keeps_the_first_sessions_bundles_beside_its_own(
 
     first = session("twin-1")
     first_bundle = (first / "bundle.json").read_text()
+    monkeypatch.setattr(folders, "_USED_THIS_PROCESS", set())  # a new session: a new process
     with caplog.at_level("INFO"):
         second = session("twin-2")
 
@@ -107,3 +110,32 @@ def test_a_second_session_keeps_the_first_sessions_bundles_beside_its_own(
     assert (kept / "report.md").exists()
     assert (second / "bundle.json").exists()  # the twin is deterministic: same content
     assert str(kept) in caplog.text
+
+
+def test_two_modules_running_one_scenario_each_keep_the_bundle_their_report_points_at(
+    tmp_path: Path,
+) -> None:
+    from harness.session import Disrupter
+
+    probe = Path(__file__).resolve().parents[2] / "charms" / "probe"
+    evidence = tmp_path / "evidence"
+    recorded: list[Path] = []
+
+    def module(workdir: str) -> None:  # one test module: its own deployment, one process
+        deployment = Deployment(
+            make_lab(workdir=tmp_path / workdir), default_stack(str(probe)), evidence, "3.6"
+        )
+
+        async def run() -> None:
+            await deployment.deploy()
+            await Disrupter(deployment, recorded.append)("lp2021891-pod-delete")
+
+        asyncio.run(run())
+
+    module("twin-1")
+    module("twin-2")
+
+    # The first module's failure summary still points at its own bundle: not moved aside.
+    assert recorded == [evidence / "lp2021891-pod-delete", evidence / "lp2021891-pod-delete-2"]
+    assert all((folder / "bundle.json").exists() for folder in recorded)
+    assert not list(evidence.glob("*.earlier-*"))
