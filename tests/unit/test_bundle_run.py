@@ -517,16 +517,22 @@ def test_a_bundle_without_its_kubernetes_type_is_planned_with_a_note(
     assert "# note: the bundle does not say `bundle: kubernetes`" in out
 
 
+def with_postgresql_scale(tmp_path: Path, units: int) -> Path:
+    """The recorded postgresql bundle with ``units`` units of postgresql-k8s."""
+    text = BUNDLE.read_text()
+    at = text.index("  postgresql-k8s:")
+    bundle = tmp_path / "bundle.yaml"
+    bundle.write_text(text[:at] + text[at:].replace("scale: 1", f"scale: {units}", 1))
+    return bundle
+
+
 def test_a_hook_the_twin_cannot_run_is_undetermined_on_a_non_leader_not_a_deviation(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # ops.testing cannot emit leader-settings-changed, which Juju before 4.0 runs on every
     # non-leader after start: a user's bundle with two units must not read as a Juju
     # deviation on the twin, nor pass as a match, but say the hook could not be judged.
-    text = BUNDLE.read_text()
-    at = text.index("  postgresql-k8s:")
-    bundle = tmp_path / "bundle.yaml"
-    bundle.write_text(text[:at] + text[at:].replace("scale: 1", "scale: 2", 1))
+    bundle = with_postgresql_scale(tmp_path, 2)
 
     code, out, err = repro(
         capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", "postgresql-k8s",
@@ -548,10 +554,7 @@ def test_a_scale_the_twin_cannot_hold_is_one_line_before_anything_is_deployed(
     # A typo such as scale: 100000000 ran until memory ran out: every simulated unit lives
     # in this process. Juju itself takes it, so the live backend is not limited.
     forbid_deploying(monkeypatch)
-    text = BUNDLE.read_text()
-    at = text.index("  postgresql-k8s:")
-    bundle = tmp_path / "bundle.yaml"
-    bundle.write_text(text[:at] + text[at:].replace("scale: 1", "scale: 100000000", 1))
+    bundle = with_postgresql_scale(tmp_path, 100000000)
 
     code, out, err = repro(
         capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", "pgbouncer-k8s",
