@@ -79,7 +79,7 @@ def _metas(
         if metas[app.name] is not None or not live:
             continue
         try:
-            metas[app.name] = read_charmhub(app.charm, app.channel)
+            metas[app.name] = read_charmhub(app.charmhub_name, app.channel)
         except EnvironmentUnavailable as exc:
             if not dry_run:
                 raise EnvironmentUnavailable(

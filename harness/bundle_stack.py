@@ -55,7 +55,7 @@ def read_metas(bundle: BundleSpec, sources: MetaSources) -> dict[str, CharmMeta 
         elif app.local_path is not None:
             metas[app.name] = read_local(app.local_path)
         elif sources.charmhub:
-            metas[app.name] = read_charmhub(app.charm, app.channel, sources.fetch)
+            metas[app.name] = read_charmhub(app.charmhub_name, app.channel, sources.fetch)
         else:
             metas[app.name] = None
     return metas
@@ -67,7 +67,7 @@ def _charm_key(app: BundleApp) -> str:
 
 
 def _implied_endpoints(bundle: BundleSpec) -> dict[tuple[str, str], tuple[str, str]]:
-    """(charm, endpoint) -> (role, interface) for every named relation end of the bundle.
+    """(charm, endpoint) -> (role, interface) for every relation end of the bundle.
 
     Juju relates an endpoint to another only with the same interface, so every end that a
     chain of relations joins gets one interface (one endpoint related to two applications,
@@ -78,10 +78,12 @@ def _implied_endpoints(bundle: BundleSpec) -> dict[tuple[str, str], tuple[str, s
     links: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for a, b in bundle.relations:
         (app_a, _, end_a), (app_b, _, end_b) = a.partition(":"), b.partition(":")
-        if end_a and end_b:
-            node_a, node_b = (charm[app_a], end_a), (charm[app_b], end_b)
-            links.setdefault(node_a, []).append(node_b)
-            links.setdefault(node_b, []).append(node_a)
+        # A bare end (`- [argo-controller, minio]`, which Juju completes from the real
+        # metadata) gets an endpoint named for the other end, so the relation can be made.
+        end_a, end_b = end_a or end_b or app_b, end_b or end_a or app_a
+        node_a, node_b = (charm[app_a], end_a), (charm[app_b], end_b)
+        links.setdefault(node_a, []).append(node_b)
+        links.setdefault(node_b, []).append(node_a)
     found: dict[tuple[str, str], tuple[str, str]] = {}
     for start in links:
         if start in found:
@@ -102,10 +104,10 @@ def _implied_endpoints(bundle: BundleSpec) -> dict[tuple[str, str], tuple[str, s
 def implied_meta(app: str, bundle: BundleSpec, watches: Sequence[str]) -> CharmMeta:
     """Metadata the bundle implies, for a stand-in whose charm's metadata is not at hand.
 
-    An endpoint per named relation end of every app with this app's charm (ends that
-    relations join share an interface), the containers their ``--watch``/``--mark`` paths
-    name, else one container ``workload`` (a sidecar charm has at least one). Its
-    ``source`` says it is implied.
+    An endpoint per relation end of every app with this app's charm (ends that relations
+    join share an interface; a bare end is named for the other end), the containers their
+    ``--watch``/``--mark`` paths name, else one container ``workload`` (a sidecar charm
+    has at least one). Its ``source`` says it is implied.
     """
     spec = bundle.app(app)
     key = _charm_key(spec)
@@ -117,7 +119,7 @@ def implied_meta(app: str, bundle: BundleSpec, watches: Sequence[str]) -> CharmM
     named = [parse_watch(w)[1] for w in watches if parse_watch(w)[0] in sharing]
     containers = [c for c in dict.fromkeys(named) if c != CHARM_CONTAINER] or ["workload"]
     raw = {
-        "name": spec.charm.rstrip("/").rpartition("/")[2].removesuffix(".charm"),
+        "name": spec.charmhub_name.rstrip("/").rpartition("/")[2].removesuffix(".charm"),
         "containers": {c: {"resource": f"{c}-image"} for c in containers},
         **tables,
     }

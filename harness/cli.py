@@ -676,6 +676,9 @@ def _run_bundle(args: argparse.Namespace) -> int:
     print(announcement, flush=True)
     probe = None if args.no_probe else _probe_charm(args, backend)
     run = prepare_run(args, backend, probe)
+    if not args.dry_run:  # a dry run's plan has them
+        for note in run.bundle.notes:
+            print(f"note: {note}", flush=True)
     if not args.dry_run or backend == "twin":
         # After the bundle's checks (bad input leaves nothing behind), before any deploy.
         check_evidence_root(args.evidence_dir)
