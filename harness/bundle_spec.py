@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,6 +148,7 @@ class BundleSpec:
     kubernetes: bool = True  # it says bundle: kubernetes
     # What Juju ignores or does with this bundle that the harness does not, one line each.
     notes: tuple[str, ...] = ()
+    overlays: tuple[str, ...] = ()  # the overlay files' names (--overlay), in order
 
     @property
     def short_digest(self) -> str:
@@ -182,7 +183,9 @@ class BundleSpec:
 
     def deploy_command(self) -> str:
         """``juju deploy`` of this file; a bundle with ``trust: true`` apps needs --trust."""
-        return f"juju deploy ./{self.path.name}" + (" --trust" if self.needs_trust else "")
+        overlays = "".join(f" --overlay ./{name}" for name in self.overlays)
+        trust = " --trust" if self.needs_trust else ""
+        return f"juju deploy ./{self.path.name}{trust}{overlays}"
 
 
 def _app_of(endpoint: str) -> str:
@@ -369,7 +372,7 @@ def _relations(path: Path, raw: Any, apps: Mapping[str, BundleApp]) -> tuple[tup
         return ()
     if not isinstance(raw, list):
         raise _fail(path, "relations is not a list", "write each relation as a pair [a:x, b:y]")
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for item in raw:
         if not (
             isinstance(item, list) and len(item) == 2 and all(isinstance(e, str) for e in item)
@@ -396,8 +399,14 @@ def _relations(path: Path, raw: Any, apps: Mapping[str, BundleApp]) -> tuple[tup
     return tuple(pairs)
 
 
-def parse_bundle(path: Path, text: str, charms: Mapping[str, Path] | None = None) -> BundleSpec:
-    """A bundle from its text; ``path`` locates local charms and names the bundle.
+def parse_bundle(
+    path: Path,
+    text: str,
+    charms: Mapping[str, Path] | None = None,
+    overlays: tuple[str, ...] = (),
+) -> BundleSpec:
+    """A bundle from its text; ``path`` locates local charms and names the bundle;
+    ``overlays`` names the overlay files the text ends with, for ``juju deploy``.
 
     ``charms`` deploys some applications from another local charm (a freshly packed
     ``.charm``, or a source folder on the twin) than the one the bundle names, and every
@@ -454,6 +463,7 @@ def parse_bundle(path: Path, text: str, charms: Mapping[str, Path] | None = None
         relations=_relations(path, raw.get("relations"), apps),
         kubernetes=raw.get("bundle") == KUBERNETES,
         notes=_notes(apps_raw, apps),
+        overlays=overlays,
     )
 
 
@@ -544,21 +554,38 @@ def _names(relation: Any, app: str) -> bool:
     return any(isinstance(e, str) and _app_of(e) == app for e in relation)
 
 
-def load_bundle(location: Path | str, charms: Mapping[str, Path] | None = None) -> BundleSpec:
-    """Read a bundle file; a HarnessError (one line, exit 2) for anything unusable."""
+def load_bundle(
+    location: Path | str,
+    charms: Mapping[str, Path] | None = None,
+    overlays: Sequence[Path | str] = (),
+) -> BundleSpec:
+    """Read a bundle file and its overlay files (``juju deploy --overlay``, applied in
+    order after any overlay the file itself holds); a HarnessError (one line, exit 2) for
+    anything unusable. The bundle's text is then the file and each overlay after it as a
+    further YAML document, which Juju merges the same way."""
     path = Path(location)
-    if not path.exists():
-        raise HarnessError(f"no such bundle file: {location}", "pass the YAML `juju deploy` takes")
     if path.is_dir():
         path = path / "bundle.yaml"
         if not path.is_file():
             raise HarnessError(
                 f"{location} is a folder without bundle.yaml", "pass the bundle file"
             )
+    text = _read(path, "bundle")
+    names = []
+    for overlay in overlays:
+        more = _read(Path(overlay), "overlay")
+        names.append(Path(overlay).name)
+        text += ("" if text.endswith("\n") else "\n") + f"--- # overlay {names[-1]}\n{more}"
+    return parse_bundle(path.resolve(), text, charms, tuple(names))
+
+
+def _read(path: Path, what: str) -> str:
+    if not path.exists():
+        raise HarnessError(f"no such {what} file: {path}", "pass the YAML `juju deploy` takes")
     if not path.is_file():  # a FIFO or a link to /dev/zero would be read forever
-        raise HarnessError(f"{path} is not a regular file", "pass the bundle's YAML file")
+        raise HarnessError(f"{path} is not a regular file", f"pass the {what}'s YAML file")
     try:
-        text = path.read_bytes().decode("utf-8")
+        return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         raise _fail(
             path, "not YAML (not UTF-8 text)", "pass the YAML `juju deploy` takes"
@@ -567,4 +594,3 @@ def load_bundle(location: Path | str, charms: Mapping[str, Path] | None = None) 
         raise HarnessError(
             f"cannot read {path}: {exc.strerror}", "check its permissions"
         ) from None
-    return parse_bundle(path.resolve(), text, charms)

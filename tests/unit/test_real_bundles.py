@@ -305,3 +305,46 @@ def test_a_resource_file_is_found_beside_the_bundle_as_juju_finds_it(
     app = load_bundle(path).app("postgresql-k8s")
     assert app.resources == {"postgresql-image": str(folder / "image.yaml")}
     assert load_bundle(path).app("pgbouncer-k8s").resources == {"pgbouncer-image": "2"}
+
+
+def test_cos_lite_with_overlay_files_as_its_readme_deploys_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # canonical/cos-lite-bundle: juju deploy cos-lite --trust --overlay ./offers-overlay.yaml
+    cos = DATA / "cos-lite"
+    bundle = load_bundle(
+        cos / "bundle.yaml",
+        overlays=(cos / "storage-small-overlay.yaml", cos / "offers-overlay.yaml"),
+    )
+    assert bundle.app("grafana").storage == {"database": "kubernetes,2G,1"}
+    assert "grafana: offers not applied (the harness makes no offers)" in bundle.notes
+    assert bundle.deploy_command() == (
+        "juju deploy ./bundle.yaml --trust --overlay ./storage-small-overlay.yaml"
+        " --overlay ./offers-overlay.yaml"
+    )
+    assert bundle.text.count("--- # overlay ") == 2  # the evidence keeps what was merged
+    charmhub(monkeypatch, reachable=False)
+    forbid_deploying(monkeypatch)
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(cos / "bundle.yaml"), "--app", "grafana",
+        "--overlay", str(cos / "storage-small-overlay.yaml"), "--backend", "live", "--dry-run",
+        "--no-probe",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "juju deploy grafana-k8s grafana --channel edge --trust --storage database=" in out
+    assert "as `juju deploy ./bundle.yaml --trust --overlay ./storage-small-overlay.yaml`" in out
+
+
+def test_an_overlay_file_that_is_not_there_or_without_a_bundle_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    forbid_deploying(monkeypatch)
+    code, _, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(DATA / "cos-lite"), "--app", "loki",
+        "--overlay", str(tmp_path / "nope.yaml"), "--backend", "twin",
+    )  # fmt: skip
+    assert (code, err.count("\n")) == (2, 1)
+    assert f"no such overlay file: {tmp_path / 'nope.yaml'}" in err
+    code, _, err = repro(capsys, "run", "pod-delete", "--overlay", str(tmp_path / "x.yaml"))
+    assert (code, err.count("\n")) == (2, 1)
+    assert "--overlay needs --bundle" in err
