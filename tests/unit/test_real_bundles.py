@@ -348,3 +348,21 @@ def test_an_overlay_file_that_is_not_there_or_without_a_bundle_is_one_line(
     code, _, err = repro(capsys, "run", "pod-delete", "--overlay", str(tmp_path / "x.yaml"))
     assert (code, err.count("\n")) == (2, 1)
     assert "--overlay needs --bundle" in err
+
+
+def test_an_option_included_from_a_file_is_read_as_juju_reads_it(tmp_path: Path) -> None:
+    (tmp_path / "rules.txt").write_text("groups: []\n")
+    path = tmp_path / "bundle.yaml"
+    path.write_text(
+        "bundle: kubernetes\napplications:\n  a:\n    charm: x\n    options:\n"
+        "      rules: include-file://rules.txt\n      b64: include-base64://./rules.txt\n"
+    )
+    assert load_bundle(path).app("a").options == {
+        "rules": "groups: []\n",
+        "b64": "Z3JvdXBzOiBbXQo=",
+    }
+    (tmp_path / "rules.txt").unlink()
+    with pytest.raises(HarnessError) as caught:
+        load_bundle(path)
+    assert f"a.options.rules: cannot include {tmp_path / 'rules.txt'}" in str(caught.value)
+    assert "\n" not in str(caught.value)
