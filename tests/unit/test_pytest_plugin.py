@@ -321,9 +321,14 @@ def test_a_stack_deploy_juju_refuses_is_one_line_with_its_evidence(
 ) -> None:
     pytester.makeconftest(
         """
+        import importlib
+
         import pytest
-        from harness import session
         from harness.errors import HarnessError
+
+        # The module the plugin will import: pytester restores sys.modules between runs, so
+        # an attribute of the harness package may be an earlier run's copy.
+        session = importlib.import_module("harness.session")
 
         @pytest.fixture(autouse=True, scope="module")
         def refused(request):
