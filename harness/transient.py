@@ -39,6 +39,15 @@ _URLLIB3_TRANSIENT = frozenset(
     }
 )
 
+_WEBSOCKET_DROPPED = frozenset(
+    {
+        "ConnectionClosed",
+        "JujuConnectionError",
+        "WebSocketConnectionClosedException",
+        "WebSocketTimeoutException",
+    }
+)
+
 
 def _names(error: BaseException) -> set[str]:
     return {cls.__name__ for cls in type(error).__mro__}
@@ -57,7 +66,9 @@ def is_transient(error: BaseException) -> bool:
         return isinstance(status, int) and (status in (0, 429) or status >= 500)
     if names & _URLLIB3_TRANSIENT:
         return True
-    if "ConnectionClosed" in names or "JujuConnectionError" in names:
+    # websockets' (libjuju) closed connection; websocket-client's (kubectl exec through the
+    # kubernetes client) lost connection or read that timed out (websocket/_socket.py).
+    if names & _WEBSOCKET_DROPPED:
         return True
     stderr = getattr(error, "stderr", None)  # JujuCLIError
     if isinstance(stderr, str) and "JujuCLIError" in names:

@@ -310,6 +310,7 @@ class LiveClusterPort:
         try:
             response.run_forever(timeout=timeout)
         except Exception as error:
+            response.close()  # a dropped exec must not keep its socket
             if not dropped_ok:
                 raise
             # The container died under us (that was the point): the connection just dropped.

@@ -17,9 +17,11 @@ from typing import Any
 from unittest.mock import call, create_autospec
 
 import pytest
+from live_fakes import FakeClock
 from kubernetes import client as k8s
 from kubernetes.stream import stream
 from kubernetes.stream.ws_client import WSClient
+from websocket import WebSocketConnectionClosedException, WebSocketTimeoutException
 
 from harness.errors import EnvironmentUnavailable, HarnessError
 from harness.live import cluster_port
@@ -33,6 +35,7 @@ from harness.live.cluster_port import (
     parse_listing,
 )
 from harness.observations import ABSENT, DIRECTORY
+from harness.waiting import wait_for
 from harness.ports import ExecResult
 
 NS = "test-model"
@@ -186,6 +189,36 @@ async def test_exec_that_does_not_finish_is_an_error() -> None:
     cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
     with pytest.raises(HarnessError, match="did not finish"):
         await cluster.exec("probe-0", "workload", ["sleep", "1000"], timeout=1)
+
+
+@pytest.mark.parametrize(
+    "dropped",
+    [
+        # websocket-client's words when the API server goes away mid-exec (microk8s stop, a
+        # restart of kubelite): recv() got b"" (websocket/_socket.py 1.9.2), or a read timed out.
+        WebSocketConnectionClosedException("Connection to remote host was lost."),
+        WebSocketTimeoutException("Connection timed out"),
+    ],
+)
+async def test_an_exec_whose_connection_drops_is_closed_and_retried_by_a_wait(
+    dropped: Exception,
+) -> None:
+    lost, _ = exec_stream()
+    lost_ws = lost.return_value
+    lost_ws.run_forever.side_effect = dropped
+    answering, _ = exec_stream("C\t1700000000.5\nA\t/var/lib/probe\n", "", 0)
+    fake_stream = create_autospec(stream, side_effect=[lost_ws, answering.return_value])
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    waited = await wait_for(
+        "a listing",
+        lambda: cluster.list_files("probe-0", "workload", ["/var/lib/probe"]),
+        lambda _: True,
+        timeout=600,
+        clock=FakeClock(),
+    )
+    assert [f.path for f in waited.value] == ["/var/lib/probe"]
+    assert waited.attempts == 2
+    lost_ws.close.assert_called_once()  # the dropped socket is not left open
 
 
 def run_listing_locally(paths: list[str], path_env: str | None = None) -> str:
