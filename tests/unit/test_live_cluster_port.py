@@ -17,10 +17,10 @@ from typing import Any
 from unittest.mock import call, create_autospec
 
 import pytest
-from live_fakes import FakeClock
 from kubernetes import client as k8s
 from kubernetes.stream import stream
 from kubernetes.stream.ws_client import WSClient
+from live_fakes import FakeClock
 from websocket import WebSocketConnectionClosedException, WebSocketTimeoutException
 
 from harness.errors import EnvironmentUnavailable, HarnessError
@@ -35,8 +35,8 @@ from harness.live.cluster_port import (
     parse_listing,
 )
 from harness.observations import ABSENT, DIRECTORY
-from harness.waiting import wait_for
 from harness.ports import ExecResult
+from harness.waiting import wait_for
 
 NS = "test-model"
 STARTED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)

@@ -22,6 +22,7 @@ from live_fakes import FakeClock
 from samples import load_sample
 
 from harness.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
+from harness.live import juju_port
 from harness.live.juju_cli import (
     DEBUG_LOG_FILTER,
     JujuCLI,
@@ -29,7 +30,6 @@ from harness.live.juju_cli import (
     SubprocessJuju,
     action_param,
 )
-from harness.live import juju_port
 from harness.live.juju_port import (
     LiveJujuPort,
     effective_level,

@@ -17,10 +17,10 @@ from unittest.mock import create_autospec
 
 import pytest
 from pytest_operator.plugin import OpsTest
-from started_processes import StartedProcesses, alive, fake_juju
+from started_processes import POLL, StartedProcesses, alive, fake_juju
 
-from harness.live.juju_cli import JujuCLI, OpsTestJuju
 from harness.live import process
+from harness.live.juju_cli import JujuCLI, OpsTestJuju
 from harness.live.process import ProcessTimeout, run_process
 
 GUARD = 20.0  # seconds: only bounds a hang; every wait here ends on a condition
@@ -93,20 +93,29 @@ def fake_sudo(folder: Path) -> Path:
     script = folder / "sudo"
     script.write_text(
         "#!/bin/sh\n"
-        "trap 'kill -TERM \"$child\"; wait \"$child\"; exit 143' TERM INT HUP\n"
+        'trap \'kill -TERM "$child"; wait "$child"; exit 143\' TERM INT HUP\n'
         "sleep 60 &\n"
         "child=$!\n"
         f'echo "$child" > "{folder}/child.pid"\n'
-        "wait \"$child\"\n"
+        'wait "$child"\n'
     )
     script.chmod(0o755)
     return script
 
 
-async def until_file(path: Path) -> str:
-    while not path.exists() or not path.read_text().strip():
-        await asyncio.sleep(0.05)
-    return path.read_text().strip()
+def _pid_in(path: Path) -> int | None:
+    text = path.read_text().strip() if path.exists() else ""
+    return int(text) if text.isdigit() else None
+
+
+async def written_pid(path: Path, guard: float) -> int:
+    """The pid the fake wrote to ``path``, once it has (``guard`` only bounds a hang)."""
+    for _ in range(int(guard / POLL)):
+        pid = _pid_in(path)
+        if pid is not None:
+            return pid
+        await asyncio.sleep(POLL)
+    raise AssertionError(f"nothing was written to {path} within {guard:.0f}s")
 
 
 async def test_a_stopped_command_run_through_sudo_does_not_leave_its_command_running(
@@ -114,7 +123,7 @@ async def test_a_stopped_command_run_through_sudo_does_not_leave_its_command_run
 ) -> None:
     sudo = fake_sudo(tmp_path)
     task = asyncio.ensure_future(run_process([str(sudo), "-n", "microk8s", "stop"]))
-    child = int(await asyncio.wait_for(until_file(tmp_path / "child.pid"), GUARD))
+    child = await written_pid(tmp_path / "child.pid", GUARD)
     # A few turns of the loop: create_subprocess_exec has connected its pipes (a cancel
     # inside it is asyncio's to handle, not run_process's).
     for _ in range(20):

@@ -27,8 +27,8 @@ from harness.disrupt.base import Disruption, Target
 from harness.disrupt.node_restart import NodeRestart
 from harness.errors import HarnessError, WaitTimeout
 from harness.findings import Finding
-from harness.observations import JournalEntry, Snapshot, Step, UnitStatus
 from harness.live.microk8s import MicroK8sNode
+from harness.observations import JournalEntry, Snapshot, Step, UnitStatus
 from harness.ports import ActionResult, Lab
 from harness.run import deploy_commands, in_window, one_line, plan, run_scenario
 from harness.scenarios import scenario

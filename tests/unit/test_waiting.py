@@ -11,11 +11,11 @@ import urllib3
 from kubernetes.client.exceptions import ApiException
 from live_fakes import FakeClock
 
+from harness import waiting
 from harness.errors import WaitTimeout
 from harness.live.juju_cli import JujuCLIError
 from harness.live.process import ProcessTimeout
 from harness.transient import is_transient
-from harness import waiting
 from harness.waiting import wait_for
 
 
@@ -167,12 +167,14 @@ async def test_a_cut_off_last_look_keeps_the_state_seen_before_it(
     async def probe() -> str:
         looks[0] += 1
         if looks[0] == 1:
-            return "probe/0 error: hook failed: \"start\""
+            return 'probe/0 error: hook failed: "start"'
         return await never_answers()
 
     with pytest.raises(WaitTimeout) as raised:
         await asyncio.wait_for(
-            wait_for("settled", probe, lambda v: v == "ok", timeout=0.5, clock=clock, describe=str),
+            wait_for(
+                "settled", probe, lambda v: v == "ok", timeout=0.5, clock=clock, describe=str
+            ),
             10,
         )
     assert 'hook failed: "start"' in raised.value.last_seen
