@@ -270,7 +270,7 @@ def judge_sequence(
     storages: Sequence[str] | None = None,
     leader: bool | None = None,
     not_run: Sequence[str] = (),
-    dispatched_not_run: Mapping[str, str] | None = None,
+    dispatched_not_run: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
     source_label: str = "",
 ) -> Finding:
     """One unit's hook names (in order) against the expectation.
@@ -278,6 +278,8 @@ def judge_sequence(
     Required hooks must appear in order as a subsequence; required placed hooks (such as
     ``{container}-pebble-ready``) must appear where their constraints allow; optional and
     background hooks may appear where declared; anything else is a deviation.
+    ``dispatched_not_run`` gives (hook, reason) for each hook dispatched but not run (a
+    mapping gives one per hook name); each accounts for one missing copy of its hook.
     """
     names: dict[str, Sequence[str]] = {}
     for variable, given in (
@@ -315,14 +317,23 @@ def judge_sequence(
     verdict: Verdict = "match" if not result.missing and not result.unexpected else "deviation"
     # A required hook that was dispatched but could not run (the twin cannot emit it, or
     # Juju found no charm to run it from) is neither seen nor refuted: not judged.
-    why = dispatched_not_run or {}
-    unjudged = [m for m in result.missing if m.split(" (", 1)[0] in why]
+    # Each record explains one missing copy of its hook, never every copy.
+    reasons: dict[str, list[str]] = {}
+    pairs = (
+        dispatched_not_run.items()
+        if isinstance(dispatched_not_run, Mapping)
+        else dispatched_not_run or ()
+    )
+    for hook, reason in pairs:
+        reasons.setdefault(hook, []).append(reason)
+    unjudged = [
+        f"{m}: {reasons[name].pop(0)}"
+        for m in result.missing
+        if reasons.get(name := m.split(" (", 1)[0])
+    ]
     if unjudged and len(unjudged) == len(result.missing) and not result.unexpected:
         verdict = "undetermined"
-        parts.append(
-            "not judged, dispatched but not run: "
-            + ", ".join(f"{m}: {why[m.split(' (', 1)[0]]}" for m in unjudged)
-        )
+        parts.append("not judged, dispatched but not run: " + ", ".join(unjudged))
     return Finding(
         check="hooks",
         subject=subject,
@@ -532,11 +543,11 @@ def _hook_findings(
     for source in sources:
         ran, not_run = ran_hooks(records, unit, source)
         runs[(unit, source)] = ran
-        unrun = {
-            r.hook: r.detail
+        unrun = [
+            (r.hook, r.detail)
             for r in records
             if r.unit == unit and r.source == source and r.outcome == "not-run" and r.hook
-        }
+        ]
         findings.append(
             judge_sequence(
                 expectation,

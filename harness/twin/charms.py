@@ -153,8 +153,8 @@ def probe_source(probe_dir: Path | None = None) -> CharmSource:
     if not (root / "src" / "charm.py").is_file() or not charmcraft.is_file():
         raise HarnessError(
             f"the probe charm is not at {root}",
-            f"run from a checkout of the harness, set {PROBE_DIR_ENV}, "
-            "or pass probe_dir= to make_lab",
+            "reinstall the harness (pip install .), or point at charms/probe of a checkout: "
+            f"repro --probe-charm DIR, ${PROBE_DIR_ENV}, or make_lab(probe_dir=...)",
         )
     src = str(root / "src")
     if src not in sys.path:

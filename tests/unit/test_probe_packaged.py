@@ -70,4 +70,8 @@ def test_with_no_probe_anywhere_the_error_says_where_to_point(
 
     with pytest.raises(HarnessError, match="the probe charm is not at") as raised:
         charms.probe_source(charms.default_probe_dir())
-    assert charms.PROBE_DIR_ENV in str(raised.value.fix)
+    fix = str(raised.value.fix)
+    # Every way a user reaches the twin's probe: the CLI, the environment, the Python API,
+    # and the install that should have carried it.
+    for way in ("--probe-charm", charms.PROBE_DIR_ENV, "probe_dir=", "pip install"):
+        assert way in fix, fix

@@ -851,3 +851,22 @@ def test_only_hooks_dispatched_but_not_run_leave_a_missing_hook_undetermined() -
     # Another hook missing too, or one nobody expects: still a deviation.
     assert judged([h for h in observed if h != "upgrade-charm"], why).verdict == "deviation"
     assert judged(["install", *observed], why).verdict == "deviation"
+
+
+def test_one_dispatched_but_not_run_record_excuses_one_missing_copy_of_its_hook() -> None:
+    # A second roll needs upgrade-charm twice; one "charm missing" line explains one of them.
+    e = load().expect("pod-spec-change", "3.6", variant="second-roll")
+    once = ["stop", "config-changed", "start", "workload-pebble-ready"]
+    missing = "charm missing from disk"
+
+    def judged(not_run: Mapping[str, str] | Sequence[tuple[str, str]]) -> Finding:
+        return judge_sequence(
+            e, once * 2, subject=UNIT, containers=["workload"], leader=True,
+            dispatched_not_run=not_run,
+        )  # fmt: skip
+
+    assert judged([("upgrade-charm", missing)]).verdict == "deviation"
+    both = judged([("upgrade-charm", missing), ("upgrade-charm", missing)])
+    assert both.verdict == "undetermined", both.detail
+    # The mapping form (one reason per hook name) still excuses one copy, not every copy.
+    assert judged({"upgrade-charm": missing}).verdict == "deviation"
