@@ -25,6 +25,11 @@ JUJU_UNREACHABLE = (
     "502 bad gateway",
     "503 service unavailable",
     "504 gateway timeout",
+    # The port-forward to a MicroK8s controller not up yet: Juju annotates any failure of
+    # its k8s proxier so (api/apiclient.go), e.g. "unable to upgrade connection: pod not
+    # found", "TLS handshake timeout".
+    "starting proxy for api connection",
+    "tls handshake timeout",
 )
 
 # urllib3's errors for a refused or dropped connection under the kubernetes client.

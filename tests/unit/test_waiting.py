@@ -200,3 +200,25 @@ async def test_a_cancel_from_outside_stops_the_look_too() -> None:
     with pytest.raises(asyncio.CancelledError):
         await wait
     assert cancelled.is_set()
+
+
+# What `juju` prints while the Kubernetes port-forward to a MicroK8s controller cannot be
+# set up (Juju's api/apiclient.go annotates any proxier failure "starting proxy for api
+# connection"): the controller pod restarting after the node came back, or a loaded host.
+# Both texts as runners saw them (canonical/concierge's fix for the first).
+PROXY_DOWN = (
+    "ERROR opening API connection: starting proxy for api connection: connecting k8s proxy:"
+    " forwarding ports: error upgrading connection: unable to upgrade connection: pod not"
+    ' found ("controller-0_controller-concierge-microk8s")\n',
+    "ERROR starting proxy for api connection: connecting k8s proxy: Get"
+    ' "https://127.0.0.1:16443/api/v1/namespaces/controller-microk8s-localhost/services/'
+    'controller-service": net/http: TLS handshake timeout\n',
+)
+
+
+@pytest.mark.parametrize("stderr", PROXY_DOWN)
+async def test_a_controller_whose_k8s_proxy_is_not_up_yet_is_waited_for(stderr: str) -> None:
+    clock = FakeClock()
+    down = JujuCLIError(("status", "--format", "json"), 1, "", stderr)
+    waited = await wait_for("juju status", flaky([down, down]), bool, timeout=600, clock=clock)
+    assert waited.attempts == 3
