@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 APP_LABELS = ("app.kubernetes.io/name", "juju-app")
 UNIT_ANNOTATION = "unit.juju.is/id"
 EXEC_TIMEOUT = 120.0
+NOT_RUN = -2  # exit code of an exec Kubernetes refused (a Failure status without a code)
 ERROR_CHANNEL = 3  # kubernetes.stream.ws_client.ERROR_CHANNEL: the exec's Status
 # Every API call is bounded: an API server that is still starting can accept a connection
 # and never answer, and a call in a thread cannot be cancelled from the event loop.
@@ -325,7 +326,8 @@ class LiveClusterPort:
             status = str(response.peek_channel(ERROR_CHANNEL, timeout=0) or "")
             code = response.returncode
         except (KeyError, TypeError, ValueError, IndexError, yaml.YAMLError) as error:
-            return ExecResult("", f"exec failed: {status_message(status) or error}", -1)
+            # Kubernetes refused it (no `sh`, no such container): the command never ran.
+            return ExecResult("", f"exec failed: {status_message(status) or error}", NOT_RUN)
         finally:
             response.close()
         if code is None:
@@ -373,7 +375,9 @@ class LiveClusterPort:
                 "use signal TERM live, or the twin (--backend twin) for KILL and OOM",
             )
         result = await asyncio.to_thread(self._exec, pod, container, KILL_PID1, 60.0, True)
-        if result.exit_code > 0:
+        # -1 is the connection dropping with the container (the point); NOT_RUN is an exec
+        # Kubernetes refused (a rock with no `sh`): nothing was signalled, no restart comes.
+        if result.exit_code > 0 or result.exit_code == NOT_RUN:
             raise HarnessError(
                 f"could not signal PID 1 in {pod}/{container} "
                 f"(exit {result.exit_code}): {result.stderr.strip()}",

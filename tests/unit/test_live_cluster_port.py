@@ -368,6 +368,23 @@ async def test_kill_pid1_sends_sigterm_and_tolerates_the_dropped_connection() ->
     assert fake_stream.call_args.kwargs["container"] == "workload"
 
 
+async def test_kill_pid1_in_a_container_without_sh_says_so_instead_of_waiting_for_a_restart() -> (
+    None
+):
+    # A chiseled rock has no shell: Kubernetes refuses the exec (a Failure with no exit
+    # code), the container was never signalled, and no restart will come.
+    message = (
+        'OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": '
+        "executable file not found in $PATH: unknown"
+    )
+    status = {"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError"}
+    fake_stream = create_autospec(stream, return_value=closed_exec(json.dumps(status)))
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    with pytest.raises(HarnessError, match="executable file not found") as raised:
+        await cluster.kill_pid1("probe-0", "workload")
+    assert "could not signal PID 1 in probe-0/workload" in str(raised.value)
+
+
 async def test_kill_pid1_with_sigkill_or_oom_is_refused_live_in_one_line() -> None:
     fake_stream, _ = exec_stream()
     cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
