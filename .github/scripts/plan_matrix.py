@@ -23,26 +23,45 @@ LIBJUJU_2_9 = "==2.9.49.1"
 # libjuju 3 is still installed (the harness depends on it) but never connects.
 LIBJUJU_FOR_JUJU_4 = ">=3.6,<4"
 
-# Juju 2.9 is a classic snap and reads classic MicroK8s; Juju 3 and 4 are strictly confined
-# and refuse classic MicroK8s ("juju ... can only work with strictly confined microk8s";
-# juju main: snap/snapcraft.yaml, caas/kubernetes/provider/builtin.go).
+# Juju 3 and 4 are strictly confined and refuse classic MicroK8s ("juju ... can only work
+# with strictly confined microk8s"; juju main: snap/snapcraft.yaml,
+# caas/kubernetes/provider/builtin.go). The Juju 2.9 client snap is classic (juju/juju PR
+# 13664) and reads either: canonical/postgresql-k8s-operator and mysql-k8s-operator run their
+# Juju 2.9 jobs on concierge's default, the newest -strict channel (spread.yaml on main, 2026).
 # Juju's snap tracks 3.0 to 3.5 are closed: "The available tracks are 2.9, 3, 3.6, 4.0, and
 # 4" (canonical/concierge PR 122, 2025-11-20, after the 3.5 track was removed;
 # canonical/stsstack-bundles issue 346: 3.4 and 3.5 are gone), so 3.x is 3.6 here.
 CLOSED_JUJU_TRACKS = frozenset({"3.0", "3.1", "3.2", "3.3", "3.4", "3.5"})
+
+# Strict MicroK8s up to 1.31 cannot run pods on the ubuntu-24.04 runner: the containerd
+# AppArmor profile it ships has no network rules, so a kernel that mediates the net class
+# refuses every container a socket (canonical/concierge issue 253, from a runner's kernel log,
+# 2026-08-29). Juju's CI moved to 1.34-strict on Ubuntu 24.04 for this (juju/juju PR 20697,
+# where 1.32 still failed); on 7.x kernels strict <= 1.33 cannot load the profile at all
+# (canonical/concierge PR 267, open, which moves concierge to 1.36-strict). 1.32 and 1.33
+# depend on the runner's kernel, so they are allowed (README).
+# Strictly confined since 1.25: https://canonical.com/blog/strictly-confined-microk8s
+FIRST_STRICT_MINOR = 25
+FIRST_NETWORKING_STRICT_MINOR = 32
+STRICT_FOR_JUJU = "1.34-strict/stable"
 DEFAULT_COMBINATIONS: tuple[tuple[str, str], ...] = (
+    # Classic 1.28 is past Kubernetes' end of life but still published (the store keeps every
+    # MicroK8s track back to 1.10); a newer one is not yet shown to work with Juju 2.9 (README).
     ("2.9/stable", "1.28/stable"),
-    ("3.6/stable", "1.28-strict/stable"),
-    ("3.6/stable", "1.31-strict/stable"),
+    ("3.6/stable", STRICT_FOR_JUJU),
+    ("3.6/stable", "1.36-strict/stable"),
     # Juju 4.0, driven by jubilant (python-libjuju has no 4.x).
-    ("4.0/stable", "1.31-strict/stable"),
+    ("4.0/stable", "1.36-strict/stable"),
 )
 
 SCENARIO_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # <major>.<minor>/<risk>, or a major-only track ("3", "4": the store keeps both).
 JUJU_CHANNEL = re.compile(r"^(?P<major>\d+)(?:\.(?P<minor>\d+))?/(stable|candidate|beta|edge)$")
+# MicroK8s tracks are <version>, <version>-strict and <version>-eksd (`snap info microk8s`);
+# a -classic suffix is the k8s snap's naming and is caught to say so.
 MICROK8S_CHANNEL = re.compile(
-    r"^(?P<track>1\.\d+(?P<strict>-strict)?(-classic)?|latest)/(stable|candidate|beta|edge)$"
+    r"^(?:1\.(?P<minor>\d+)(?P<strict>-strict)?(?P<classic>-classic)?|latest)"
+    r"/(stable|candidate|beta|edge)$"
 )
 RISKS = "stable|candidate|beta|edge"
 
@@ -102,17 +121,29 @@ def check_pair(juju_channel: str, microk8s_channel: str) -> None:
     if match is None:
         raise PlanError(
             f"microk8s-channel {microk8s_channel!r} is not a MicroK8s snap channel; "
-            "use e.g. 1.31-strict/stable (Juju 3) or 1.28/stable (Juju 2.9)"
+            f"use e.g. {STRICT_FOR_JUJU} (Juju 2.9, 3 and 4) or 1.28/stable (Juju 2.9)"
         )
-    strict = match["strict"] is not None
-    if _major(juju_channel) == 2 and strict:
+    if match["classic"]:
         raise PlanError(
-            f"Juju {juju_channel} needs a classic MicroK8s channel; "
-            f"use {microk8s_channel.replace('-strict', '')} instead of {microk8s_channel}"
+            f"microk8s-channel {microk8s_channel!r}: MicroK8s has no -classic tracks (that is "
+            f"the k8s snap's naming); use {STRICT_FOR_JUJU}, or 1.28/stable for Juju 2.9"
+        )
+    minor = None if match["minor"] is None else int(match["minor"])
+    strict = match["strict"] is not None
+    if strict and minor is not None and minor < FIRST_STRICT_MINOR:
+        raise PlanError(
+            f"microk8s-channel {microk8s_channel!r}: MicroK8s has no strictly confined track "
+            f"before 1.{FIRST_STRICT_MINOR}; use {STRICT_FOR_JUJU}"
+        )
+    if strict and minor is not None and minor < FIRST_NETWORKING_STRICT_MINOR:
+        raise PlanError(
+            f"microk8s-channel {microk8s_channel!r} cannot run pods on the ubuntu-24.04 runner "
+            "(its containerd AppArmor profile has no network rules: canonical/concierge issue "
+            f"253); use {STRICT_FOR_JUJU}"
         )
     if _major(juju_channel) >= 3 and not strict:
-        track = match["track"]
-        suggestion = "1.31-strict/stable" if track == "latest" else f"{track}-strict/stable"
+        networking = minor is not None and minor >= FIRST_NETWORKING_STRICT_MINOR
+        suggestion = f"1.{minor}-strict/stable" if networking else STRICT_FOR_JUJU
         raise PlanError(
             f"Juju {juju_channel} only works with strictly confined MicroK8s; "
             f"use {suggestion} instead of {microk8s_channel}"

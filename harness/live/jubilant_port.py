@@ -32,6 +32,7 @@ from typing import Any, NoReturn, TypeVar
 
 import jubilant
 
+from harness.charm_assumes import refused_deploy
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm
@@ -212,6 +213,17 @@ class JubilantJujuPort(LiveJujuPort):
         # jubilant reads a charm as a local file only when it starts with "/" or ".".
         charm = _absolute(spec.charm) if local else spec.charm
         log.info("deploy %s as %s", charm, spec.app)
+        try:
+            await self._deploy(charm, spec)
+        except JujuCLIError as error:
+            message = f"{error.stderr}\n{error.stdout}"
+            refused = refused_deploy(spec.app, spec.charm, spec.channel, spec.revision, message)
+            if refused is None:
+                raise
+            raise refused from None
+
+    async def _deploy(self, charm: str, spec: AppSpec) -> None:
+        local = is_local_charm(spec.charm)
         await self._call(
             self.juju.deploy,
             charm,

@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from harness.charm_assumes import refused_deploy
 from harness.errors import HarnessError, UnknownName, WaitTimeout
 from harness.live.juju_cli import JujuCLI, JujuCLIError
 from harness.live.process import ProcessTimeout
@@ -248,7 +249,13 @@ class LiveJujuPort:
                 kwargs["base"] = spec.base
         charm = _absolute(spec.charm) if local else spec.charm
         log.info("deploy %s as %s", charm, spec.app)
-        await self.model.deploy(charm, **kwargs)
+        try:
+            await self.model.deploy(charm, **kwargs)
+        except Exception as error:  # libjuju's JujuError, imported only with libjuju
+            refused = refused_deploy(spec.app, spec.charm, spec.channel, spec.revision, str(error))
+            if refused is None:
+                raise
+            raise refused from None
 
     async def integrate(self, endpoint_a: str, endpoint_b: str) -> None:
         # libjuju 3 has Model.integrate; 2.9 only add_relation.

@@ -30,6 +30,11 @@ def _meta(ctx: Any) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
+def charm_meta(ctx: Any) -> dict[str, Any]:
+    """The charm's metadata as the Context holds it ({} when it holds none)."""
+    return _meta(ctx)
+
+
 def app_name(ctx: Any) -> str:
     name = getattr(ctx, "app_name", None) or getattr(ctx, "_app_name", None)
     if name:

@@ -42,6 +42,7 @@ from typing import Any
 from ops import testing
 
 from harness.catalogue.model import Expectation
+from harness.charm_assumes import simulated_refusal
 from harness.disrupt.base import NAMES
 from harness.errors import HarnessError, UnknownName
 from harness.twin import compat, layers
@@ -209,6 +210,9 @@ def run_disruption(
         choices = ", ".join(n for n in NAMES if n not in REFUSED)
         raise UnknownName(f"unknown disruption {disruption!r}", f"choose one of: {choices}")
     version = JujuVersion.parse(juju_version)
+    refused = simulated_refusal(compat.charm_meta(ctx), str(version))
+    if refused is not None:
+        raise refused
     if expectations is None:
         from harness.catalogue import load
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ops import testing
 
+from harness.charm_assumes import simulated_refusal
 from harness.errors import HarnessError, UnknownName
 from harness.observations import Databag, HookRecord, UnitStatus
 from harness.ports import ActionResult, AppSpec
@@ -98,6 +99,9 @@ class TwinJuju:
         if spec.units < 1:
             raise HarnessError(f"cannot deploy {spec.app} with {spec.units} units", "use 1+")
         source = self._source(spec.charm)
+        refused = simulated_refusal(source.meta, str(twin.version))
+        if refused is not None:
+            raise refused
         ctx: testing.Context[Any] = testing.Context(
             source.charm_type,
             meta=dict(source.meta),

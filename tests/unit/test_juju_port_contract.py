@@ -563,3 +563,33 @@ async def test_a_bundle_apps_revision_constraints_and_storage_reach_the_driver(
         "arch=amd64 mem=2G" if driven.driver == "libjuju" else {"arch": "amd64", "mem": "2G"}
     )
     assert kw["constraints"] == wanted
+
+
+REFUSED = load_sample("deploy_error_3.1.8_k8s_assumes_unmet_mysql-k8s.txt")
+
+
+async def test_a_charm_whose_assumes_juju_refuses_is_one_line_naming_app_reason_and_fix(
+    driven: Driven,
+) -> None:
+    from juju.errors import JujuError
+
+    from harness.errors import HarnessError
+
+    driven.model_config["logging-config"] = "<root>=INFO"
+    if driven.driver == "libjuju":
+        # libjuju raises the Deploy facade's error messages joined (juju/model Model._deploy).
+        server = REFUSED.split("cannot deploy bundle: ", 1)[1]
+        driven.library.deploy.side_effect = JujuError(server)
+    else:
+        driven.library.deploy.side_effect = jubilant.CLIError(
+            1, ["juju", "deploy", "mysql-k8s"], "", REFUSED
+        )
+    spec = AppSpec("mysql-k8s", "mysql-k8s", channel="8.0/edge", trust=True)
+    with pytest.raises(HarnessError) as raised:
+        await driven.port.deploy(spec)
+    text = str(raised.value)
+    assert "\n" not in text
+    assert "mysql-k8s 8.0/edge" in text
+    # Juju's own reasons, not its last line ('"juju": the version of Juju used by the model').
+    assert 'charm requires feature "juju" (version >= 3.5.2)' in text
+    assert "--mysql-channel" in str(raised.value.fix)

@@ -51,7 +51,7 @@ def test_the_run_table_names_the_driver_of_each_live_run() -> None:
 
 
 def test_two_runs_in_one_series_are_two_lines_of_one_cell_not_an_escaped_tag() -> None:
-    # CI has two Juju 3.6 jobs (MicroK8s 1.28 and 1.31): their runs share one cell.
+    # CI has two Juju 3.6 jobs (MicroK8s 1.34 and 1.36): their runs share one cell.
     text = render_matrix([live("3.6.9", "libjuju"), evidence(backend="twin", juju="3.6.9")])
     _, pod_delete = grid(text)
     assert "&lt;br>" not in pod_delete[1]

@@ -352,3 +352,18 @@ def test_a_failing_exec_handler_is_named_as_the_handler_not_the_charm() -> None:
     ctx = testing.Context(RunsAVersionCommand, meta=APP_META)
     with pytest.raises(CharmHookError, match=r"the exec handler for app: 'app --version' raised"):
         run_disruption(ctx, app_unit(), "node-restart", exec_handlers={"app": {"app": broken}})
+
+
+def test_a_charm_whose_assumes_exclude_the_juju_version_is_refused_as_juju_would() -> None:
+    meta = {**META, "assumes": ["k8s-api", {"any-of": ["juju >= 3.4.3", "juju < 3"]}]}
+    ctx = testing.Context(WritesWhenReady, meta=meta)
+    state = testing.State(leader=True, containers={testing.Container("router", can_connect=True)})
+    with pytest.raises(HarnessError) as raised:
+        run_disruption(ctx, state, "pod-delete", juju_version="3.1.8")
+    text = str(raised.value)
+    assert "SIMULATED" in text
+    assert "Juju 3.1.8 would refuse to deploy router" in text
+    assert "charm requires Juju version >= 3.4.3, model has version 3.1.8" in text
+    assert "juju_version=" in raised.value.fix
+    # A version the block admits runs as before.
+    assert "start" in run_disruption(ctx, state, "pod-delete", juju_version="3.6").hooks

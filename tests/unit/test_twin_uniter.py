@@ -172,3 +172,18 @@ async def test_write_file_lands_in_the_containers_current_root(tmp_path: Path) -
     await lab.cluster.kill_pid1("mysql-router-k8s-0", "mysql-router")
     (gone,) = await lab.cluster.list_files("mysql-router-k8s-0", "mysql-router", [path])
     assert gone.digest == "absent"
+
+
+async def test_the_twin_refuses_a_charm_whose_assumes_its_juju_would_refuse(
+    tmp_path: Path,
+) -> None:
+    meta = {"name": "fails", "assumes": ["k8s-api", "juju >= 3.4"]}
+    source = CharmSource("fails", FailsOnStart, meta)
+    lab = make_lab(workdir=tmp_path, charms={"fails": source}, juju_version="2.9.44")
+    with pytest.raises(HarnessError, match=r"SIMULATED: Juju 2\.9\.44 would refuse to deploy"):
+        await lab.juju.deploy(AppSpec("fails", "fails"))
+    with pytest.raises(UnknownName, match="none deployed"):  # nothing was half-deployed
+        await lab.juju.statuses(("fails",))
+    # On a Juju the block admits, it deploys (and fails in start, as the charm does).
+    lab = make_lab(workdir=tmp_path / "3.6", charms={"fails": source}, juju_version="3.6")
+    await lab.juju.deploy(AppSpec("fails", "fails"))

@@ -112,7 +112,7 @@ def test_no_live_job_installs_juju_from_a_closed_snap_track(event: str) -> None:
 @pytest.mark.parametrize("track", CLOSED_JUJU_TRACKS)
 def test_a_dispatch_on_a_closed_juju_track_is_refused_with_the_fix(track: str) -> None:
     with pytest.raises(plan_matrix.PlanError, match=r"snap track .*closed.*3\.6/stable") as err:
-        _dispatch(f"{track}/stable", "1.28-strict/stable")
+        _dispatch(f"{track}/stable", "1.34-strict/stable")
     assert "\n" not in str(err.value)
 
 
@@ -120,7 +120,6 @@ def test_each_controller_gets_its_own_libjuju_major_and_microk8s_confinement() -
     for job in plan_matrix.plan("schedule", {}):
         if job.juju.startswith("2."):
             assert job.libjuju == "==2.9.49.1"
-            assert "strict" not in job.microk8s, "Juju 2.9 needs classic MicroK8s"
         elif job.juju.startswith("4."):
             assert job.driver == "jubilant"
             assert job.libjuju == ">=3.6,<4", "installed for the harness, never connected"
@@ -132,29 +131,95 @@ def test_each_controller_gets_its_own_libjuju_major_and_microk8s_confinement() -
             assert "-strict/" in job.microk8s, "Juju 3 only works with strict MicroK8s"
 
 
+# The strict MicroK8s channels each Juju track runs on. 1.28-strict and 1.31-strict no longer
+# start pods on the ubuntu-24.04 runner: their containerd AppArmor profile has no network rules,
+# so every container is refused a socket (canonical/concierge issue 253, from a runner's kernel
+# log, 2026-08-29); Juju's own CI moved to 1.34-strict for the same reason (juju/juju PR 20697);
+# on 7.x kernels strict <= 1.33 cannot even load that profile (canonical/concierge PR 267, which
+# moves concierge to 1.36-strict). Juju 2.9 stays on classic 1.28 (not shown broken; see README).
+LIVE_MATRIX = {
+    ("2.9/stable", "1.28/stable"),
+    ("3.6/stable", "1.34-strict/stable"),
+    ("3.6/stable", "1.36-strict/stable"),
+    ("4.0/stable", "1.36-strict/stable"),
+}
+
+
+@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+def test_the_live_matrix_runs_microk8s_channels_that_start_pods_on_the_runner(event: str) -> None:
+    jobs = plan_matrix.plan(event, {})
+    assert {(job.juju, job.microk8s) for job in jobs} == LIVE_MATRIX
+    assert len(jobs) == len(LIVE_MATRIX)
+
+
+CANNOT_NETWORK = ["1.25-strict/stable", "1.28-strict/stable", "1.31-strict/edge"]
+
+
+@pytest.mark.parametrize("juju", ["2.9/stable", "3.6/stable", "4.0/stable", "3/stable"])
+@pytest.mark.parametrize("microk8s", CANNOT_NETWORK)
+def test_a_dispatch_on_a_strict_microk8s_that_cannot_network_is_refused_with_the_fix(
+    juju: str, microk8s: str
+) -> None:
+    with pytest.raises(plan_matrix.PlanError, match=r"use 1\.34-strict/stable") as err:
+        _dispatch(juju, microk8s)
+    message = str(err.value)
+    assert "\n" not in message
+    assert microk8s in message
+    assert "concierge issue 253" in message  # where a person can read why
+
+
+@pytest.mark.parametrize("microk8s", ["1.24-strict/stable", "1.20-strict/stable"])
+def test_a_strict_microk8s_track_older_than_125_does_not_exist(microk8s: str) -> None:
+    # MicroK8s has been published strictly confined since 1.25 (canonical.com/blog/
+    # strictly-confined-microk8s, 2022-08-26); `snap info microk8s` lists no older -strict track.
+    with pytest.raises(plan_matrix.PlanError, match=r"no strictly confined track before 1\.25"):
+        _dispatch("3.6/stable", microk8s)
+
+
+@pytest.mark.parametrize("juju", ["2.9/stable", "3.6/stable"])
+def test_a_classic_suffixed_track_is_refused_as_the_k8s_snaps_naming(juju: str) -> None:
+    # "1.32-classic/stable" is a channel of the k8s snap (concierge's k8s provider default);
+    # MicroK8s tracks are <version>, <version>-strict and <version>-eksd (`snap info microk8s`).
+    with pytest.raises(plan_matrix.PlanError, match="has no -classic tracks") as err:
+        _dispatch(juju, "1.32-classic/stable")
+    assert "1.32-classic-strict" not in str(err.value)
+
+
+@pytest.mark.parametrize("microk8s", ["1.34-strict/stable", "1.36-strict/stable", "1.28/stable"])
+def test_juju_29_runs_on_strict_or_classic_microk8s(microk8s: str) -> None:
+    # The 2.9 client snap is classic (juju/juju PR 13664) and so can read a strict MicroK8s:
+    # canonical/postgresql-k8s-operator and mysql-k8s-operator run Juju 2.9 jobs on concierge's
+    # default, the newest -strict channel (spread.yaml on main, 2026), and Ops smoke-tests 2.9
+    # with concierge's microk8s preset (canonical/operator .github/workflows/smoke.yaml).
+    (job,) = _dispatch("2.9/stable", microk8s)
+    assert (job.microk8s, job.libjuju) == (microk8s, "==2.9.49.1")
+
+
 @pytest.mark.parametrize("scenario", SCENARIO_NAMES)
 def test_a_dispatch_collapses_the_matrix_to_the_reporters_versions(scenario: str) -> None:
-    (job,) = _dispatch("3.6/candidate", "1.29-strict/stable", scenario)
+    (job,) = _dispatch("3.6/candidate", "1.33-strict/stable", scenario)
     assert (job.juju, job.microk8s, job.libjuju) == (
         "3.6/candidate",
-        "1.29-strict/stable",
+        "1.33-strict/stable",
         ">=3.6,<4",
     )
     assert scenario in job.select
-    assert job.id == "juju-3.6-candidate-microk8s-1.29-strict-stable"
+    assert job.id == "juju-3.6-candidate-microk8s-1.33-strict-stable"
 
 
 @pytest.mark.parametrize(
     ("juju", "microk8s", "says"),
     [
-        ("3.6/stable", "1.28/stable", "use 1.28-strict/stable instead"),
-        ("3.6/stable", "latest/stable", "use 1.31-strict/stable instead"),
-        ("2.9/stable", "1.28-strict/stable", "use 1.28/stable instead"),
-        ("3.6", "1.28-strict/stable", "e.g. 3.6/stable"),
-        ("4.0/stable", "1.31/stable", "use 1.31-strict/stable instead"),
-        ("5.0/stable", "1.31-strict/stable", "or 4.0/stable"),
+        # The strict counterpart of a classic channel, unless that one cannot network.
+        ("3.6/stable", "1.34/stable", "use 1.34-strict/stable instead"),
+        ("4.0/stable", "1.36/stable", "use 1.36-strict/stable instead"),
+        ("3.6/stable", "1.28/stable", "use 1.34-strict/stable instead"),
+        ("4.0/stable", "1.31/stable", "use 1.34-strict/stable instead"),
+        ("3.6/stable", "latest/stable", "use 1.34-strict/stable instead"),
+        ("3.6", "1.34-strict/stable", "e.g. 3.6/stable"),
+        ("5.0/stable", "1.34-strict/stable", "or 4.0/stable"),
         ("2.8/stable", "1.28/stable", "use 2.9/stable, a 3.x channel"),
-        ("3.6/stable", "1.28-strict", "is not a MicroK8s snap channel"),
+        ("3.6/stable", "1.34-strict", "is not a MicroK8s snap channel"),
     ],
 )
 def test_a_dispatch_that_cannot_work_is_refused_with_the_fix(
@@ -206,13 +271,13 @@ def test_a_refused_dispatch_fails_the_plan_job_with_one_annotation(tmp_path: Pat
     assert output.read_text() == ""
     (line,) = result.stdout.splitlines()
     assert line.startswith("::error ")
-    assert "1.28-strict/stable" in line
+    assert "use 1.34-strict/stable instead of 1.28/stable" in line
 
 
 def test_a_dispatch_on_juju_40_runs_the_jubilant_driver() -> None:
-    (job,) = _dispatch("4.0/stable", "1.31-strict/stable", "lp2021891-pod-delete")
+    (job,) = _dispatch("4.0/stable", "1.36-strict/stable", "lp2021891-pod-delete")
     assert (job.juju, job.driver) == ("4.0/stable", "jubilant")
-    assert job.id == "juju-4.0-stable-microk8s-1.31-strict-stable"
+    assert job.id == "juju-4.0-stable-microk8s-1.36-strict-stable"
 
 
 # The store also keeps the major-only tracks "3" and "4" (canonical/concierge PR 122); Ops
@@ -224,14 +289,14 @@ def test_a_dispatch_on_juju_40_runs_the_jubilant_driver() -> None:
 def test_a_dispatch_on_a_major_only_track_runs_its_majors_driver(
     channel: str, driver: str, libjuju: str
 ) -> None:
-    (job,) = _dispatch(channel, "1.31-strict/stable")
+    (job,) = _dispatch(channel, "1.36-strict/stable")
     assert (job.juju, job.driver, job.libjuju) == (channel, driver, libjuju)
-    assert job.id == f"juju-{channel.replace('/', '-')}-microk8s-1.31-strict-stable"
+    assert job.id == f"juju-{channel.replace('/', '-')}-microk8s-1.36-strict-stable"
 
 
 def test_a_major_only_track_still_needs_strict_microk8s() -> None:
     with pytest.raises(plan_matrix.PlanError, match="strictly confined"):
-        _dispatch("4/stable", "1.31/stable")
+        _dispatch("4/stable", "1.36/stable")
 
 
 def test_each_job_runs_the_driver_its_plan_names() -> None:
@@ -304,7 +369,7 @@ def _tests_in_layout(tmp_path: Path, layout: str) -> None:
 def test_a_dispatched_scenario_selects_exactly_its_own_tests(tmp_path: Path, layout: str) -> None:
     _tests_in_layout(tmp_path, layout)
     for name in SCENARIO_NAMES:
-        (job,) = _dispatch("3.6/stable", "1.28-strict/stable", name)
+        (job,) = _dispatch("3.6/stable", "1.34-strict/stable", name)
         result = subprocess.run(
             [*PYTEST_COLLECT, "-k", job.select, str(tmp_path)],
             env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
@@ -330,6 +395,50 @@ def test_the_dispatch_form_offers_exactly_the_harness_scenarios() -> None:
     defaults = (inputs["juju-channel"]["default"], inputs["microk8s-channel"]["default"])
     (job,) = _dispatch(*defaults)  # the form's defaults are a combination that can run
     assert job.juju == defaults[0]
+
+
+MICROK8S_CHANNEL_TEXT = re.compile(r"\b(?:1\.\d+(?:-strict)?|latest)/stable\b")
+
+
+def _pairs_named(text: str) -> list[tuple[str, str]]:
+    """Each (Juju, MicroK8s) example pair in a sentence such as "1.34-strict/stable (Juju 3)"."""
+    pairs = []
+    for match in MICROK8S_CHANNEL_TEXT.finditer(text):
+        after = text[match.end() : match.end() + 40]
+        juju = re.search(r"Juju (\d+(?:\.\d+)?)", after)
+        assert juju, f"{match.group()!r} is not followed by the Juju it is for: {after!r}"
+        track = {"2": "2.9", "2.9": "2.9", "3": "3.6", "4": "4.0"}.get(juju[1], juju[1])
+        pairs.append((f"{track}/stable", match.group()))
+    return pairs
+
+
+def test_every_microk8s_channel_the_dispatch_form_suggests_is_one_the_plan_runs() -> None:
+    inputs = _load(INTEGRATION)["on"]["workflow_dispatch"]["inputs"]
+    pairs = _pairs_named(inputs["microk8s-channel"]["description"])
+    assert len(pairs) >= 2, "the form names a channel for Juju 2.9 and one for Juju 3/4"
+    for juju, microk8s in pairs:
+        _dispatch(juju, microk8s)
+
+
+def test_every_microk8s_channel_the_readme_suggests_for_a_dispatch_is_one_the_plan_runs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    bullet = re.search(r"^- \*\*microk8s-channel\*\*: (.*?)(?:\n\n|\n- )", readme, re.M | re.S)
+    assert bullet, "README: no **microk8s-channel** bullet in the dispatch instructions"
+    pairs = _pairs_named(bullet.group(1))
+    assert len(pairs) >= 2
+    for juju, microk8s in pairs:
+        _dispatch(juju, microk8s)
+    command = re.search(r"gh workflow run integration\.yaml \\\n(.*?)\n", readme)
+    assert command, "README: no `gh workflow run` example"
+    options = dict(re.findall(r"-f ([a-z0-9-]+)=(\S+)", command.group(1)))
+    _dispatch(options["juju-channel"], options["microk8s-channel"], options["scenario"])
+
+
+def test_the_readme_lists_the_live_matrix_the_plan_runs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^ *\| (\d\.\d+/stable) +\| (\S+/stable) +\|", readme, re.M)
+    assert set(rows) == LIVE_MATRIX
+    assert len(rows) == len(LIVE_MATRIX)
 
 
 def test_the_readme_names_every_scenario_the_dispatch_form_offers() -> None:
