@@ -65,6 +65,8 @@ def is_transient(error: BaseException) -> bool:
     if isinstance(error, (ProcessTimeout, ConnectionError, TimeoutError)):
         return True
     names = _names(error)
+    if "ExecTimeout" in names:  # harness.live.cluster_port: an exec that did not answer
+        return True
     if "ApiException" in names:  # kubernetes.client.exceptions.ApiException
         status = getattr(error, "status", None)
         # status 0: the client's own wrapper for a connection that never answered

@@ -7,10 +7,12 @@ script is run for real with the local POSIX ``sh`` on a temporary tree.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
 import subprocess
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -219,6 +221,60 @@ async def test_an_exec_whose_connection_drops_is_closed_and_retried_by_a_wait(
     assert [f.path for f in waited.value] == ["/var/lib/probe"]
     assert waited.attempts == 2
     lost_ws.close.assert_called_once()  # the dropped socket is not left open
+
+
+async def test_an_exec_whose_connection_never_answers_is_given_up_and_retried_by_a_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # kubernetes 30.1.0 opens the exec's websocket with no timeout at all (ws_client's
+    # create_websocket passes none to WebSocket.connect, whose socket then blocks): an API
+    # server that takes the connection and never answers the upgrade held the thread for ever.
+    monkeypatch.setattr(cluster_port, "CONNECT_TIMEOUT", 0.1, raising=False)
+    released = threading.Event()
+    answering, _ = exec_stream("C\t1700000000.5\nA\t/var/lib/probe\n", "", 0)
+    calls: list[str] = []
+
+    def connect(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[1])
+        if len(calls) == 1:
+            released.wait()  # the upgrade's answer never comes (until the test ends)
+        return answering.return_value
+
+    cluster = LiveClusterPort(NS, apis=apis(), stream=create_autospec(stream, side_effect=connect))
+    try:
+        waited = await asyncio.wait_for(
+            wait_for(
+                "a listing",
+                lambda: cluster.list_files("probe-0", "workload", ["/var/lib/probe"]),
+                lambda _: True,
+                timeout=600,
+                clock=FakeClock(),
+            ),
+            5,
+        )
+    finally:
+        released.set()
+    assert [f.path for f in waited.value] == ["/var/lib/probe"]
+    assert calls == ["probe-0", "probe-0"]
+
+
+async def test_kill_pid1_whose_exec_never_answers_is_one_error_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cluster_port, "CONNECT_TIMEOUT", 0.1, raising=False)
+    released = threading.Event()
+
+    def connect(*args: Any, **kwargs: Any) -> Any:
+        released.wait()
+        return exec_stream()[1]
+
+    cluster = LiveClusterPort(NS, apis=apis(), stream=create_autospec(stream, side_effect=connect))
+    try:
+        with pytest.raises(HarnessError, match="did not answer") as raised:
+            await asyncio.wait_for(cluster.kill_pid1("probe-0", "workload"), 5)
+    finally:
+        released.set()
+    assert "probe-0/workload" in str(raised.value)
 
 
 def run_listing_locally(paths: list[str], path_env: str | None = None) -> str:
