@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -235,10 +235,16 @@ def stack(
     from harness.session import DEPLOY_FOLDER, Deployment
 
     deployment = Deployment.for_options(lab, harness_options, probe_charm)
+    from harness.errors import HarnessError
+
+    report = deployment.evidence_dir / DEPLOY_FOLDER / "report.md"
     try:
         event_loop.run_until_complete(deployment.deploy())
+    except HarnessError as bad:  # Juju refused a charm, bad input: one line, and the evidence
+        raise pytest.fail.Exception(
+            f"deploying the stack failed: {bad}; evidence: {report}", pytrace=False
+        ) from None
     except Exception as exc:
-        report = deployment.evidence_dir / DEPLOY_FOLDER / "report.md"
         raise RuntimeError(f"deploying the stack failed; evidence: {report}") from exc
     return deployment
 
@@ -286,7 +292,7 @@ def charm_deployment(
             workdir=tmp_path_factory.mktemp("twin"),
             evidence_root=root,
         )
-        event_loop.run_until_complete(deployment.deploy())
+        _deploy_or_fail(event_loop, deployment.deploy())
         yield deployment
         return
     # The live model is the ``lab`` fixture's (pytest-jubilant's ``juju`` or ops_test).
@@ -297,8 +303,18 @@ def charm_deployment(
         raise pytest.fail.Exception(str(bad), pytrace=False) from None
     packed = event_loop.run_until_complete(packer())
     deployment = charm_suite.live_deployment(charm_stack, live, packed, evidence_root=root)
-    event_loop.run_until_complete(deployment.deploy())
+    _deploy_or_fail(event_loop, deployment.deploy())
     yield deployment
+
+
+def _deploy_or_fail(loop: asyncio.AbstractEventLoop, deploy: Coroutine[Any, Any, Any]) -> None:
+    """Deploy; a HarnessError (Juju refused a charm, bad input) fails as its one line."""
+    from harness.errors import HarnessError
+
+    try:
+        loop.run_until_complete(deploy)
+    except HarnessError as bad:
+        raise pytest.fail.Exception(f"deploying the bundle failed: {bad}", pytrace=False) from None
 
 
 @pytest.fixture

@@ -41,7 +41,9 @@ from harness.observations import (
     Snapshot,
 )
 from harness.redact import comparable, redact, shown
+from harness.relation_keys import unit_keys
 from harness.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
+from harness.versions import JujuVersion
 
 # Where the stack's judged paths live (``Stack.layers`` says the same for a whole stack);
 # callers add the probe's charm-dir and storage paths. /etc/mysqlrouter itself is not
@@ -832,7 +834,10 @@ def _relation_findings(
             expected = f"{wanted} ({len(old.data)} keys)"
             if wanted == "lost":
                 # Juju writes a new unit's network keys itself; the charm's keys are lost.
-                old, new = _charm_keys(old), None if new is None else _charm_keys(new)
+                # Which keys are Juju's depends on the version (private-address is the
+                # charm's own from 4.0); every catalogue range lies within one such span.
+                juju = unit_keys(JujuVersion.parse(expectation.juju_min)).owned
+                old, new = _charm_keys(old, juju), None if new is None else _charm_keys(new, juju)
                 expected = f"lost ({len(old.data)} keys the charm wrote)"
             observed, kept = _compare(old, new)
             verdict = "match" if kept == (wanted == "kept") else "deviation"
@@ -861,12 +866,9 @@ def _wanted(expectation: Expectation, bag: Databag, units: Sequence[str], apps: 
     return "kept"
 
 
-# The keys Juju itself puts in every unit databag (Juju "Relation (integration)" docs).
-JUJU_UNIT_KEYS = frozenset({"egress-subnets", "ingress-address", "private-address"})
-
-
-def _charm_keys(bag: Databag) -> Databag:
-    return replace(bag, data={k: v for k, v in bag.data.items() if k not in JUJU_UNIT_KEYS})
+def _charm_keys(bag: Databag, juju: frozenset[str]) -> Databag:
+    """The bag without the keys Juju wrote (``juju``)."""
+    return replace(bag, data={k: v for k, v in bag.data.items() if k not in juju})
 
 
 def _compare(old: Databag, new: Databag | None) -> tuple[str, bool]:

@@ -20,7 +20,9 @@ log = logging.getLogger(__name__)
 
 NO_MICROK8S = EnvironmentUnavailable(
     "`microk8s` is not on PATH",
-    "install it: sudo snap install microk8s --classic (or a -strict channel)",
+    # Juju 3 and 4 need a strict MicroK8s; strict up to 1.31 cannot network (README).
+    "install it: sudo snap install microk8s --channel 1.34-strict/stable "
+    "(README, Running against real MicroK8s and Juju)",
 )
 NO_SUDO = EnvironmentUnavailable(
     "restarting MicroK8s needs sudo without a password prompt",

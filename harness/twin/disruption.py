@@ -45,6 +45,7 @@ from harness.catalogue.model import Expectation
 from harness.charm_assumes import simulated_refusal
 from harness.disrupt.base import NAMES
 from harness.errors import HarnessError, UnknownName
+from harness.relation_keys import unit_keys
 from harness.twin import compat, layers
 from harness.twin.engine import Arrival, Change, UnitPlan, decide, lifecycle
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for
@@ -470,7 +471,8 @@ class _Run:
         relations = state.relations
         if arrival.unit_databags == "empty":
             relations = frozenset(
-                replace(r, local_unit_data=_juju_defaults(r)) for r in state.relations
+                replace(r, local_unit_data=_juju_defaults(r, JujuVersion.parse(self.version)))
+                for r in state.relations
             )
         storages = state.storages
         if not arrival.storage_kept:
@@ -604,8 +606,8 @@ def _peer_units(relation: testing.RelationBase) -> list[int]:
     return sorted(relation.peers_data) if isinstance(relation, testing.PeerRelation) else []
 
 
-def _juju_defaults(relation: testing.RelationBase) -> dict[str, str]:
-    """A new unit's databag: only what Juju itself writes (its addresses)."""
-    keys = ("egress-subnets", "ingress-address", "private-address")
+def _juju_defaults(relation: testing.RelationBase, juju: JujuVersion) -> dict[str, str]:
+    """A new unit's databag: only what Juju of that version writes (its addresses)."""
+    keys = unit_keys(juju).written
     data: dict[str, str] = dict(relation.local_unit_data)
     return {k: v for k, v in data.items() if k in keys}

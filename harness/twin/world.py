@@ -35,6 +35,7 @@ from ops import testing
 from harness.catalogue.model import Expectation
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.observations import Outcome
+from harness.relation_keys import unit_keys
 from harness.twin import compat, layers
 from harness.twin.charms import CharmSource, HookEnv
 from harness.twin.clock import TwinClock
@@ -675,13 +676,9 @@ class Twin:
         return number, {name: fresh for name in app.charm.storages}
 
     def _default_unit_data(self, app: App) -> dict[str, str]:
-        # What Juju puts in every unit databag; on Kubernetes the address is the app's
-        # service address, which pod churn does not change.
-        return {
-            "egress-subnets": f"{app.address}/32",
-            "ingress-address": app.address,
-            "private-address": app.address,
-        }
+        # What Juju of this version puts in every unit databag (harness.relation_keys); on
+        # Kubernetes the address is the app's service address, which pod churn keeps.
+        return unit_keys(self.version).data(app.address)
 
     def _join(
         self, unit: Unit, relation: TwinRelation, integrate: Expectation, *, created: bool = True

@@ -68,6 +68,17 @@ async def test_missing_microk8s_is_one_line_with_the_fix() -> None:
     assert "snap install microk8s" in str(raised.value)
 
 
+async def test_the_install_hint_names_a_microk8s_juju_3_and_4_can_use() -> None:
+    # Juju 3 and 4 refuse classic MicroK8s, and strict MicroK8s up to 1.31 cannot run pods on
+    # a kernel that mediates AppArmor networking (README, "MicroK8s channels").
+    with pytest.raises(EnvironmentUnavailable) as raised:
+        await node(Runner(), microk8s=False).stop()
+    message = str(raised.value)
+    assert "\n" not in message
+    assert "--channel 1.34-strict/stable" in message
+    assert "microk8s --classic" not in message
+
+
 async def test_sudo_that_wants_a_password_is_one_line_with_the_fix() -> None:
     sudo = ("sudo", "-n", "true")
     runner = Runner({sudo: [Completed(sudo, 1, "", "sudo: a password is required")]})

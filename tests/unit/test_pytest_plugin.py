@@ -273,3 +273,88 @@ def test_an_interrupted_run_ends_the_session_after_its_teardown(pytester: pytest
     result.stdout.fnmatch_lines(["*interrupted by SIGINT during node-restart of the node*"])
     assert not (pytester.path / "next-ran").exists()
     assert (pytester.path / "torn-down").exists()
+
+
+def test_a_charm_its_juju_would_refuse_is_one_line_not_a_traceback(
+    pytester: pytest.Pytester,
+) -> None:
+    import shutil
+    from pathlib import Path
+
+    example = Path(__file__).parents[2] / "examples" / "charm-repo"
+    root = pytester.path / "charm"
+    shutil.copytree(example, root, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    charmcraft = root / "charmcraft.yaml"
+    charmcraft.write_text(charmcraft.read_text() + "assumes:\n  - juju >= 3.6\n")
+    pytester.makeconftest(
+        f"""
+        import pytest
+        from pathlib import Path
+        from harness.charm_suite import CharmStack
+
+        @pytest.fixture(scope="module")
+        def charm_stack():
+            root = Path({str(root)!r})
+            return CharmStack(bundle=root / "bundle.yaml", app="demo", source=root)
+        """
+    )
+    pytester.makepyfile(
+        """
+        async def test_pod_delete(charm_disrupt):
+            await charm_disrupt("pod-delete")
+        """
+    )
+    result = pytester.runpytest(
+        "--backend", "twin", "--juju-version", "3.4", "-p", "asyncio",
+        "-o", "asyncio_mode=auto", "--evidence-dir", str(pytester.path / "ev"),
+    )  # fmt: skip
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*SIMULATED: Juju 3.4.0 would refuse to deploy demo-config*"])
+    import re
+
+    assert not re.search(r"\.py:\d+: in ", result.stdout.str()), "a traceback was printed"
+    result.stdout.fnmatch_lines(["*evidence: *deploy"])  # the failed deploy's bundle is named
+
+
+def test_a_stack_deploy_juju_refuses_is_one_line_with_its_evidence(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest(
+        """
+        import importlib
+
+        import pytest
+        from harness.errors import HarnessError
+
+        # The module the plugin will import: pytester restores sys.modules between runs, so
+        # an attribute of the harness package may be an earlier run's copy.
+        session = importlib.import_module("harness.session")
+
+        @pytest.fixture(autouse=True, scope="module")
+        def refused(request):
+            async def deploy(self):
+                raise HarnessError("Juju refused to deploy mysql-k8s (mysql-k8s 8.0/edge): x",
+                                   "pass --mysql-channel")
+            patch = pytest.MonkeyPatch()
+            patch.setattr(session.Deployment, "deploy", deploy)
+            yield
+            patch.undo()
+        """
+    )
+    pytester.makepyfile(
+        """
+        async def test_pod_delete(disrupt):
+            await disrupt("lp2021891-pod-delete")
+        """
+    )
+    result = pytester.runpytest(
+        "--backend", "twin", "-p", "asyncio", "-o", "asyncio_mode=auto",
+        "--evidence-dir", str(pytester.path / "ev"),
+    )  # fmt: skip
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*deploying the stack failed: Juju refused to deploy mysql-k8s*evidence: *report.md"]
+    )
+    import re
+
+    assert not re.search(r"\.py:\d+: in ", result.stdout.str()), "a traceback was printed"

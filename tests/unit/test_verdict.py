@@ -23,6 +23,7 @@ from harness.observations import (
 )
 from harness.observe.debug_log import parse_lines
 from harness.redact import looks_secret, redact, redacted
+from harness.relation_keys import SPANS
 from harness.verdict import (
     DEFAULT_LAYERS,
     choose_branch,
@@ -33,6 +34,7 @@ from harness.verdict import (
     judge_sequence,
     units_for,
 )
+from harness.versions import JujuVersion
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 UNIT = "probe/0"
@@ -765,6 +767,59 @@ def test_a_reused_unit_name_is_judged_per_source_and_juju_network_keys_are_not_c
     (own,) = by_check(findings, "relation")
     assert own.verdict == "match"
     assert own.expected == "lost (1 keys the charm wrote)"
+
+
+def _relation_finding(
+    name: str, juju: str, old: Mapping[str, str], new: Mapping[str, str]
+) -> Finding:
+    before = snapshot(pods=[pod("u0", {"charm": 0})], relations=[bag(old)])
+    after = snapshot(pods=[pod("u1", {"charm": 0})], relations=[bag(new)])
+    (finding,) = by_check(judge(expect(name, juju), before, after, [], units=[UNIT]), "relation")
+    return finding
+
+
+def test_on_juju_4_a_databag_juju_wrote_no_private_address_in_is_no_loss() -> None:
+    # Juju 4.0 writes ingress-address alone (its show-unit on 4.0.5, juju issue 22539).
+    juju_4 = {"ingress-address": "10.152.183.148"}
+    kept = _relation_finding("pod-delete", "4.0", juju_4, juju_4)
+    assert (kept.expected, kept.observed, kept.verdict) == ("kept (1 keys)", "kept", "match")
+    new_unit = _relation_finding("scale-down-up", "4.0", juju_4, juju_4)
+    assert new_unit.verdict == "match"
+    assert new_unit.observed == "only Juju's network keys, set again for the new unit"
+    # A cross-model relation's --via subnets give egress-subnets on 4.0: Juju's alone too
+    # (4.0 drops it from what a hook sets: domain/unitstate/service/commithook.go).
+    via = {**juju_4, "egress-subnets": "10.42.42.0/24"}
+    cross_model = _relation_finding("scale-down-up", "4.0", via, via)
+    assert (cross_model.expected, cross_model.verdict) == (
+        "lost (0 keys the charm wrote)",
+        "match",
+    )
+
+
+def test_every_catalogue_range_has_one_set_of_juju_written_keys() -> None:
+    # The verdict reads the keys Juju writes off the expectation's juju_min.
+    cuts = [JujuVersion.parse(s.juju_min) for s in SPANS[1:]]
+    for entry in load().entries:
+        low = JujuVersion.parse(entry.juju_min)
+        high = None if entry.juju_max is None else JujuVersion.parse(entry.juju_max)
+        inside = [c for c in cuts if low < c and (high is None or c < high)]
+        assert not inside, (entry.label, entry.juju_min, entry.juju_max)
+
+
+def test_private_address_is_jujus_key_before_4_0_and_the_charms_own_from_4_0() -> None:
+    # Before 4.0 Juju writes private-address itself (uniter EnterScope, 2.9 and 3.6
+    # branches); 4.0 no longer does (juju's 3.6-to-4.0 upgrade guide), so there only a
+    # charm put it in its databag, and a new unit that lacks it lost the charm's data.
+    old = {"ingress-address": "10.152.183.148", "private-address": "10.152.183.148"}
+    new = {"ingress-address": "10.152.183.148"}
+    on_3_6 = _relation_finding("scale-down-up", "3.6", old, new)
+    assert on_3_6.expected == "lost (0 keys the charm wrote)"
+    on_4_0 = _relation_finding("scale-down-up", "4.0", old, new)
+    assert on_4_0.expected == "lost (1 keys the charm wrote)"
+    assert (on_4_0.observed, on_4_0.verdict) == ("lost (emptied)", "match")
+    # A charm that writes it again on its new unit kept it: not the loss 4.0 predicts.
+    again = _relation_finding("scale-down-up", "4.0", old, old)
+    assert (again.observed, again.verdict) == ("kept", "deviation")
 
 
 # ------------------------------------------------------------------ branch selection
