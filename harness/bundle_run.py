@@ -79,7 +79,7 @@ def _metas(
         if metas[app.name] is not None or not live:
             continue
         try:
-            metas[app.name] = read_charmhub(app.charm, app.channel)
+            metas[app.name] = read_charmhub(app.charmhub_name, app.channel)
         except EnvironmentUnavailable as exc:
             if not dry_run:
                 raise EnvironmentUnavailable(
@@ -95,7 +95,8 @@ def prepare_run(args: argparse.Namespace, backend: str, probe_charm: str | None)
         raise HarnessError("--bundle needs --app APP", "name the application to disrupt")
     sources = parse_charm_sources(args.charm_source)
     # The twin runs a source in place of a local charm; live deploys what the bundle names.
-    bundle = load_bundle(args.bundle, charms=sources if backend == "twin" else None)
+    charms = sources if backend == "twin" else None
+    bundle = load_bundle(args.bundle, charms, args.overlay or ())
     bundle.app(args.app)  # an unknown app is refused first: it is the likeliest typo
     if backend == "twin":
         check_twin_scale(bundle)

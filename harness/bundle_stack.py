@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.bundle_spec import BundleSpec
+from harness.bundle_spec import BundleApp, BundleSpec
 from harness.charm_meta import CHARM_CONTAINER, CharmMeta, Fetch, read_charmhub, read_local
 from harness.disrupt.base import NAMES, Target
 from harness.errors import HarnessError, UnknownName, unknown
@@ -55,35 +55,73 @@ def read_metas(bundle: BundleSpec, sources: MetaSources) -> dict[str, CharmMeta 
         elif app.local_path is not None:
             metas[app.name] = read_local(app.local_path)
         elif sources.charmhub:
-            metas[app.name] = read_charmhub(app.charm, app.channel, sources.fetch)
+            metas[app.name] = read_charmhub(app.charmhub_name, app.channel, sources.fetch)
         else:
             metas[app.name] = None
     return metas
 
 
+def _charm_key(app: BundleApp) -> str:
+    """What names an app's charm: apps with the same key share one charm (and one stand-in)."""
+    return str(app.local_path) if app.local_path is not None else app.charm
+
+
+def _implied_endpoints(bundle: BundleSpec) -> dict[tuple[str, str], tuple[str, str]]:
+    """(charm, endpoint) -> (role, interface) for every relation end of the bundle.
+
+    Juju relates an endpoint to another only with the same interface, so every end that a
+    chain of relations joins gets one interface (one endpoint related to two applications,
+    as grafana's grafana-source in cos-lite, or two apps of one charm). Roles alternate
+    along the chain, the first end of the first relation providing.
+    """
+    charm = {a.name: _charm_key(a) for a in bundle.apps}
+    links: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for a, b in bundle.relations:
+        (app_a, _, end_a), (app_b, _, end_b) = a.partition(":"), b.partition(":")
+        # A bare end (`- [argo-controller, minio]`, which Juju completes from the real
+        # metadata) gets an endpoint named for the other end, so the relation can be made.
+        end_a, end_b = end_a or end_b or app_b, end_b or end_a or app_a
+        node_a, node_b = (charm[app_a], end_a), (charm[app_b], end_b)
+        links.setdefault(node_a, []).append(node_b)
+        links.setdefault(node_b, []).append(node_a)
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    for start in links:
+        if start in found:
+            continue
+        interface = f"implied-{start[0].rpartition('/')[2]}-{start[1]}"
+        found[start] = ("provides", interface)
+        queue = [start]
+        while queue:
+            node = queue.pop()
+            other = "requires" if found[node][0] == "provides" else "provides"
+            for peer in links[node]:
+                if peer not in found:  # an odd cycle keeps the first role; Juju has the real one
+                    found[peer] = (other, interface)
+                    queue.append(peer)
+    return found
+
+
 def implied_meta(app: str, bundle: BundleSpec, watches: Sequence[str]) -> CharmMeta:
     """Metadata the bundle implies, for a stand-in whose charm's metadata is not at hand.
 
-    An endpoint per relation end (one interface name per relation, the first end
-    providing), the containers its ``--watch``/``--mark`` paths name, else one container
-    ``workload`` (a sidecar charm has at least one). Its ``source`` says it is implied.
+    An endpoint per relation end of every app with this app's charm (ends that relations
+    join share an interface; a bare end is named for the other end), the containers their
+    ``--watch``/``--mark`` paths name, else one container ``workload`` (a sidecar charm
+    has at least one). Its ``source`` says it is implied.
     """
     spec = bundle.app(app)
-    provides: dict[str, Any] = {}
-    requires: dict[str, Any] = {}
-    for a, b in bundle.relations:
-        interface = f"implied-{a.replace(':', '-')}--{b.replace(':', '-')}"
-        for side, table in ((a, provides), (b, requires)):
-            owner, _, endpoint = side.partition(":")
-            if owner == app and endpoint:
-                table[endpoint] = {"interface": interface}
-    named = [parse_watch(w)[1] for w in watches if parse_watch(w)[0] == app]
+    key = _charm_key(spec)
+    sharing = {a.name for a in bundle.apps if _charm_key(a) == key}
+    tables: dict[str, dict[str, Any]] = {"provides": {}, "requires": {}}
+    for (charm, endpoint), (role, interface) in _implied_endpoints(bundle).items():
+        if charm == key:
+            tables[role][endpoint] = {"interface": interface}
+    named = [parse_watch(w)[1] for w in watches if parse_watch(w)[0] in sharing]
     containers = [c for c in dict.fromkeys(named) if c != CHARM_CONTAINER] or ["workload"]
     raw = {
-        "name": spec.charm.rstrip("/").rpartition("/")[2].removesuffix(".charm"),
+        "name": spec.charmhub_name.rstrip("/").rpartition("/")[2].removesuffix(".charm"),
         "containers": {c: {"resource": f"{c}-image"} for c in containers},
-        "provides": provides,
-        "requires": requires,
+        **tables,
     }
     listed = ", ".join(containers)
     where = f"implied by {bundle.path.name} (no charm source given): containers {listed}"

@@ -557,6 +557,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("--watch", args.watch),
         ("--mark", args.mark),
         ("--charm-source", args.charm_source),
+        ("--overlay", args.overlay),
     ):
         if given:
             raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
@@ -671,11 +672,14 @@ def _run_bundle(args: argparse.Namespace) -> int:
     _check_model(args.model)
     # A bad file is refused before the backend is even chosen (any app's charm source may
     # stand in for a local charm not packed yet: the twin runs the source).
-    load_bundle(args.bundle, charms=parse_charm_sources(args.charm_source))
+    load_bundle(args.bundle, parse_charm_sources(args.charm_source), args.overlay or ())
     backend, announcement = _choose_backend(args.backend, args.dry_run)
     print(announcement, flush=True)
     probe = None if args.no_probe else _probe_charm(args, backend)
     run = prepare_run(args, backend, probe)
+    if not args.dry_run:  # a dry run's plan has them
+        for note in run.bundle.notes:
+            print(f"note: {note}", flush=True)
     if not args.dry_run or backend == "twin":
         # After the bundle's checks (bad input leaves nothing behind), before any deploy.
         check_evidence_root(args.evidence_dir)
@@ -806,6 +810,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--probe-charm", metavar="PATH", help="the packed probe .charm (live)")
     p.add_argument(
         "--bundle", metavar="FILE", help="deploy this Juju bundle (SCENARIO is a disruption)"
+    )
+    p.add_argument(
+        "--overlay",
+        action="append",
+        metavar="FILE",
+        help="an overlay applied to --bundle, as `juju deploy --overlay` (repeatable)",
     )
     p.add_argument(
         "--watch",

@@ -303,6 +303,7 @@ def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
             "reads an untyped bundle as a machine one (unverified how Juju deploys it on a "
             "Kubernetes model: add the key)"
         )
+    lines += [f"# note: {note}" for note in bundle.notes]
     if stack.has_probe:
         lines.append(
             "# add the probe observer (probe, probe-peer): its own apps, related only "
@@ -355,6 +356,7 @@ def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> Use
         probe=stack.has_probe,
         runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),
         deploy=bundle.deploy_command(),
+        notes=bundle.notes,
         watched=tuple(
             (
                 w.app,

@@ -31,6 +31,8 @@ class UserBundle:
     # (app, container, path, layer or "unknown", how it is judged: "marker, judged",
     # "judged on content and metadata" (--watch), "judged" or "recorded")
     watched: tuple[tuple[str, str, str, str, str], ...] = ()
+    # What Juju ignores in the file, or does with it and the harness did not.
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -46,6 +48,7 @@ class UserBundle:
                 {"app": a, "container": c, "path": p, "layer": la, "judged": j}
                 for a, c, p, la, j in self.watched
             ],
+            "notes": list(self.notes),
         }
 
     @classmethod
@@ -69,6 +72,7 @@ class UserBundle:
                 )
                 for w in raw.get("watched", ())
             ),
+            notes=tuple(str(n) for n in raw.get("notes", ())),
         )
 
     def report_lines(self) -> list[str]:
@@ -90,6 +94,9 @@ class UserBundle:
                 "**The probe observer was not deployed** (`--no-probe`): hooks come from "
                 "`juju debug-log` only, with no journal to cross-check them."
             )
+        if self.notes:
+            lines += ["", "Not as `juju deploy` of the file would be:", ""]
+            lines += [f"- {note}" for note in self.notes]
         lines += ["", "| application | ran by |", "| --- | --- |"]
         lines += [f"| {app} | {ran_by} |" for app, ran_by in self.runs]
         if self.watched:

@@ -133,8 +133,8 @@ def bundle_charms(
         ref = charm_refs[app]
         if app in ran_by:
             continue
-        if ref in charms:  # the bundle gives it the same charm as a sourced app
-            ran_by[app] = next(ran_by[a] for a in sources if charm_refs[a] == ref)
+        if ref in charms:  # the bundle gives it the same charm as an app before it
+            ran_by[app] = next(ran_by[a] for a in ran_by if charm_refs[a] == ref)
             continue
         meta = metas[app]
         charms[ref] = stand_in_source(app, bundle, meta)
