@@ -717,6 +717,7 @@ async def _run(
 ) -> None:
     from harness.catalogue import load
     from harness.disrupt import get
+    from harness.disrupt.steps import keeping_steps
     from harness.journal_layers import layer_findings
     from harness.observe.snapshot import take_snapshot
     from harness.settle import wait_settled
@@ -770,7 +771,13 @@ async def _run(
             who = f"the node, under {', '.join(sorted({t.app for t in scenario.targets}))}"
         got.enter(f"{scenario.disruption} of {who}")
         progress(f"{scenario.disruption}: {who}")
-        got.record(await disruption.apply(lab, target), progress)
+        with keeping_steps() as kept:
+            try:
+                steps = await disruption.apply(lab, target)
+            except BaseException:
+                got.record(kept, progress)  # what it did before it failed, and when
+                raise
+        got.record(steps, progress)
 
     affected = _affected_units(scenario, stack)
     got.enter("waiting until settled")

@@ -25,6 +25,11 @@ JUJU_UNREACHABLE = (
     "502 bad gateway",
     "503 service unavailable",
     "504 gateway timeout",
+    # The port-forward to a MicroK8s controller not up yet: Juju annotates any failure of
+    # its k8s proxier so (api/apiclient.go), e.g. "unable to upgrade connection: pod not
+    # found", "TLS handshake timeout".
+    "starting proxy for api connection",
+    "tls handshake timeout",
 )
 
 # urllib3's errors for a refused or dropped connection under the kubernetes client.
@@ -36,6 +41,15 @@ _URLLIB3_TRANSIENT = frozenset(
         "ReadTimeoutError",
         "ConnectTimeoutError",
         "ProxyError",
+    }
+)
+
+_WEBSOCKET_DROPPED = frozenset(
+    {
+        "ConnectionClosed",
+        "JujuConnectionError",
+        "WebSocketConnectionClosedException",
+        "WebSocketTimeoutException",
     }
 )
 
@@ -51,13 +65,17 @@ def is_transient(error: BaseException) -> bool:
     if isinstance(error, (ProcessTimeout, ConnectionError, TimeoutError)):
         return True
     names = _names(error)
+    if "ExecTimeout" in names:  # harness.live.cluster_port: an exec that did not answer
+        return True
     if "ApiException" in names:  # kubernetes.client.exceptions.ApiException
         status = getattr(error, "status", None)
         # status 0: the client's own wrapper for a connection that never answered
         return isinstance(status, int) and (status in (0, 429) or status >= 500)
     if names & _URLLIB3_TRANSIENT:
         return True
-    if "ConnectionClosed" in names or "JujuConnectionError" in names:
+    # websockets' (libjuju) closed connection; websocket-client's (kubectl exec through the
+    # kubernetes client) lost connection or read that timed out (websocket/_socket.py).
+    if names & _WEBSOCKET_DROPPED:
         return True
     stderr = getattr(error, "stderr", None)  # JujuCLIError
     if isinstance(stderr, str) and "JujuCLIError" in names:

@@ -83,6 +83,7 @@ class NodeRestart(Disruption):
         return (
             "sudo microk8s stop",
             "sudo microk8s start",
-            f"sudo microk8s status --wait-ready --timeout {self.ready_timeout:.0f}",
+            f"sudo microk8s status --wait-ready --timeout {self.ready_timeout:.0f}"
+            "  # until it prints 'microk8s is running' (it exits 0 either way)",
             f"juju status -m {lab_model} --format json  # until the controller answers",
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import ClassVar
 
 from harness.disrupt.base import Disruption, Target
@@ -11,6 +13,25 @@ from harness.observations import PodIdentity, Step
 from harness.ports import Lab
 from harness.settle import pod_ready
 from harness.waiting import Waited, wait_for
+
+log = logging.getLogger(__name__)
+
+
+async def _scale_back(lab: Lab, app: str, count: int, error: BaseException) -> None:
+    """Scale ``app`` back to ``count`` after the way down failed; the failure goes on."""
+    why = type(error).__name__ if isinstance(error, asyncio.CancelledError) else str(error)
+    log.warning("scale-down-up of %s stopped (%s); scaling it back to %d", app, why, count)
+    try:
+        await lab.juju.scale(app, count)
+    except Exception as failed:  # the first failure is the one to report
+        log.error(
+            "could not scale %s back to %d (%s); run: juju scale-application %s %d",
+            app,
+            count,
+            failed,
+            app,
+            count,
+        )
 
 
 class ScaleDownUp(Disruption):
@@ -25,10 +46,16 @@ class ScaleDownUp(Disruption):
         count = len(await lab.juju.units(app))
         if count == 0:
             raise HarnessError(f"{app} has no units to scale down", "deploy it first")
-        down, _ = await timed(lab, f"scale {app} to 0", lambda: lab.juju.scale(app, 0))
-        gone, _ = await waited_step(
-            lab, f"wait for every {app} unit and pod to go", lambda: self._scaled(lab, app, 0)
-        )
+        try:
+            down, _ = await timed(lab, f"scale {app} to 0", lambda: lab.juju.scale(app, 0))
+            gone, _ = await waited_step(
+                lab, f"wait for every {app} unit and pod to go", lambda: self._scaled(lab, app, 0)
+            )
+        except BaseException as error:
+            # Never leave the app at zero: a unit stuck dying (a failed stop or remove hook
+            # that Juju keeps retrying), a timed-out `juju`, or a Ctrl-C while at zero.
+            await _scale_back(lab, app, count, error)
+            raise
         up, _ = await timed(lab, f"scale {app} to {count}", lambda: lab.juju.scale(app, count))
         back, _ = await waited_step(
             lab,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TypeVar
 
 from harness.errors import HarnessError, UnknownName
@@ -23,22 +25,60 @@ def pod_name(unit: str) -> str:
     return f"{app}-{number}"
 
 
+# Where the steps of the disruption being applied are kept as each one ends, so that a
+# disruption that fails part-way (MicroK8s stopped and started, then never ready) leaves
+# what it did, and when, in the evidence: its return value is lost with the exception.
+_KEPT: ContextVar[list[Step] | None] = ContextVar("disruption_steps", default=None)
+
+
+@contextmanager
+def keeping_steps() -> Iterator[list[Step]]:
+    """Inside: every step ``timed`` and ``waited_step`` make, ended or failed, in order."""
+    kept: list[Step] = []
+    token = _KEPT.set(kept)
+    try:
+        yield kept
+    finally:
+        _KEPT.reset(token)
+
+
+def _keep(step: Step) -> Step:
+    kept = _KEPT.get()
+    if kept is not None:
+        kept.append(step)
+    return step
+
+
+def _failed(lab: Lab, name: str, start: str, error: BaseException) -> None:
+    why = "cancelled" if isinstance(error, asyncio.CancelledError) else str(error)
+    words = " ".join(why.split()) or type(error).__name__
+    _keep(Step(name, start, lab.clock.now().isoformat(), f"failed: {words}"))
+
+
 async def timed(
     lab: Lab, name: str, action: Callable[[], Awaitable[T]], detail: str = ""
 ) -> tuple[Step, T]:
     """Run ``action`` and record it as a Step with start and end times from the Lab's clock."""
     start = lab.clock.now().isoformat()
-    value = await action()
-    return Step(name, start, lab.clock.now().isoformat(), detail), value
+    try:
+        value = await action()
+    except BaseException as error:
+        _failed(lab, name, start, error)
+        raise
+    return _keep(Step(name, start, lab.clock.now().isoformat(), detail)), value
 
 
 async def waited_step(
     lab: Lab, name: str, wait: Callable[[], Awaitable[Waited[T]]]
 ) -> tuple[Step, T]:
     start = lab.clock.now().isoformat()
-    result = await wait()
+    try:
+        result = await wait()
+    except BaseException as error:
+        _failed(lab, name, start, error)
+        raise
     step = Step(name, start, lab.clock.now().isoformat(), f"waited {result.waited:.0f}s")
-    return step, result.value
+    return _keep(step), result.value
 
 
 async def target_units(lab: Lab, app: str, units: Collection[str]) -> tuple[str, ...]:

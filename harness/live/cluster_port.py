@@ -8,12 +8,15 @@ still use Juju's legacy labels have ``juju-app=<app>`` instead, tried second.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import shlex
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -24,14 +27,22 @@ from harness.observations import ABSENT, DIRECTORY, UNLISTED, FileState, PodIden
 from harness.ports import ExecResult
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 APP_LABELS = ("app.kubernetes.io/name", "juju-app")
 UNIT_ANNOTATION = "unit.juju.is/id"
 EXEC_TIMEOUT = 120.0
+NOT_RUN = -2  # exit code of an exec Kubernetes refused (a Failure status without a code)
 ERROR_CHANNEL = 3  # kubernetes.stream.ws_client.ERROR_CHANNEL: the exec's Status
 # Every API call is bounded: an API server that is still starting can accept a connection
 # and never answer, and a call in a thread cannot be cancelled from the event loop.
 REQUEST_TIMEOUT = 60.0
+# An exec's websocket is opened with no timeout at all (kubernetes 30.1.0: ws_client's
+# create_websocket passes none to WebSocket.connect), so an API server that takes the
+# connection and never answers the upgrade would hold its thread for ever. The exec runs
+# in a daemon thread (a hung one cannot hold the interpreter at exit) and is given up this
+# long after its own timeout.
+CONNECT_TIMEOUT = 60.0
 
 # One exec lists every path: "C<TAB>clock" first (the container's own clock), then
 # "F<TAB>sha256<TAB>meta<TAB>path", "D<TAB>meta<TAB>path", "A<TAB>path" (absent) and
@@ -95,6 +106,69 @@ WRITE_FILE_SCRIPT = 'mkdir -p "$(dirname "$1")" && printf "%s" "$2" > "$1"'
 # init handles them, so `kill -9 1` does nothing; pebble handles SIGTERM (it exits, and the
 # kubelet restarts the container), so SIGTERM it is. The caller checks the restart count.
 KILL_PID1 = ("sh", "-c", "kill -TERM 1")
+
+
+class ExecTimeout(HarnessError):
+    """An exec that did not answer within its bound (counted transient by waits)."""
+
+
+def _resolve(
+    future: asyncio.Future[Any], value: Any = None, error: BaseException | None = None
+) -> None:
+    if future.done():
+        return  # given up on already
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(value)
+
+
+async def off_loop(
+    work: Callable[[Callable[[], None]], T], connect_bound: float, run_bound: float, what: str
+) -> T:
+    """``work(opened)`` in a daemon thread, which calls ``opened()`` once its connection
+    is open; ExecTimeout if that takes over ``connect_bound`` s, or the rest over
+    ``run_bound`` s."""
+    loop = asyncio.get_running_loop()
+    opened: asyncio.Future[None] = loop.create_future()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def settle(
+        future: asyncio.Future[Any], value: Any = None, error: BaseException | None = None
+    ) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop may be gone when a hung call ends
+            loop.call_soon_threadsafe(_resolve, future, value, error)
+
+    def run() -> None:
+        try:
+            value = work(lambda: settle(opened))
+        except BaseException as error:
+            settle(done, error=error)
+        else:
+            settle(done, value)
+
+    threading.Thread(target=run, name=f"{what}", daemon=True).start()
+    stages: tuple[tuple[set[asyncio.Future[Any]], float, str], ...] = (
+        ({opened, done}, connect_bound, "the API server did not open it"),
+        ({done}, run_bound, "it did not end"),
+    )
+    for awaited, bound, words in stages:
+        if done.done():
+            break
+        try:
+            finished, _ = await asyncio.wait(
+                awaited, timeout=bound, return_when=asyncio.FIRST_COMPLETED
+            )
+        except BaseException:  # cancelled: the thread's late outcome is dropped
+            done.cancel()
+            raise
+        if not finished:
+            done.cancel()
+            raise ExecTimeout(
+                f"{what} did not answer: {words} within {bound:.0f}s",
+                "check the API server (microk8s status) and the pod (kubectl describe pod)",
+            )
+    return done.result()
 
 
 def status_message(text: str) -> str:
@@ -289,10 +363,21 @@ class LiveClusterPort:
     async def exec(
         self, pod: str, container: str, argv: Sequence[str], *, timeout: float = EXEC_TIMEOUT
     ) -> ExecResult:
-        return await asyncio.to_thread(self._exec, pod, container, argv, timeout, False)
+        return await off_loop(
+            lambda opened: self._exec(pod, container, argv, timeout, False, opened),
+            CONNECT_TIMEOUT,
+            timeout + REQUEST_TIMEOUT,
+            f"exec `{' '.join(argv[:2])}` in {pod}/{container}",
+        )
 
     def _exec(
-        self, pod: str, container: str, argv: Sequence[str], timeout: float, dropped_ok: bool
+        self,
+        pod: str,
+        container: str,
+        argv: Sequence[str],
+        timeout: float,
+        dropped_ok: bool,
+        opened: Callable[[], None] = lambda: None,
     ) -> ExecResult:
         response = self._stream_fn()(
             self.apis().core.connect_get_namespaced_pod_exec,
@@ -307,9 +392,11 @@ class LiveClusterPort:
             _preload_content=False,
             _request_timeout=REQUEST_TIMEOUT,
         )
+        opened()
         try:
             response.run_forever(timeout=timeout)
         except Exception as error:
+            response.close()  # a dropped exec must not keep its socket
             if not dropped_ok:
                 raise
             # The container died under us (that was the point): the connection just dropped.
@@ -324,7 +411,8 @@ class LiveClusterPort:
             status = str(response.peek_channel(ERROR_CHANNEL, timeout=0) or "")
             code = response.returncode
         except (KeyError, TypeError, ValueError, IndexError, yaml.YAMLError) as error:
-            return ExecResult("", f"exec failed: {status_message(status) or error}", -1)
+            # Kubernetes refused it (no `sh`, no such container): the command never ran.
+            return ExecResult("", f"exec failed: {status_message(status) or error}", NOT_RUN)
         finally:
             response.close()
         if code is None:
@@ -371,8 +459,15 @@ class LiveClusterPort:
                 "the container on the live backend",
                 "use signal TERM live, or the twin (--backend twin) for KILL and OOM",
             )
-        result = await asyncio.to_thread(self._exec, pod, container, KILL_PID1, 60.0, True)
-        if result.exit_code > 0:
+        result = await off_loop(
+            lambda opened: self._exec(pod, container, KILL_PID1, 60.0, True, opened),
+            CONNECT_TIMEOUT,
+            60.0 + REQUEST_TIMEOUT,
+            f"exec `{shlex.join(KILL_PID1)}` in {pod}/{container}",
+        )
+        # -1 is the connection dropping with the container (the point); NOT_RUN is an exec
+        # Kubernetes refused (a rock with no `sh`): nothing was signalled, no restart comes.
+        if result.exit_code > 0 or result.exit_code == NOT_RUN:
             raise HarnessError(
                 f"could not signal PID 1 in {pod}/{container} "
                 f"(exit {result.exit_code}): {result.stderr.strip()}",

@@ -169,6 +169,12 @@ class ControllerLink(Protocol):
         ...
 
 
+# One libjuju connect (websocket, login, facades) that has not answered in this long is
+# cancelled and made again: the login RPC's reply is awaited with no timeout
+# (Connection.rpc -> _recv, juju/client/connection.py 3.6.1.3 and 2.9.49.1).
+CONNECT_TIMEOUT = 120.0
+
+
 class LiveJujuPort:
     """One Juju model, through a libjuju ``Model`` and a ``JujuCLI`` bound to it."""
 
@@ -508,6 +514,7 @@ class LiveJujuPort:
             clock=self._clock,
             interval=5.0,
             retry_on=(Exception,),
+            look_timeout=CONNECT_TIMEOUT,
         )
         link = self._controller
         if link is None or link.is_open():
@@ -525,6 +532,7 @@ class LiveJujuPort:
             clock=self._clock,
             interval=5.0,
             retry_on=(Exception,),
+            look_timeout=CONNECT_TIMEOUT,
         )
 
     async def ready_for_teardown(self, timeout: float = 300.0) -> None:

@@ -30,6 +30,7 @@ NO_SUDO = EnvironmentUnavailable(
 )
 STOP_START_TIMEOUT = 600.0
 STATUS_SLICE = 60  # each `status --wait-ready` call is bounded; wait_for repeats it
+RUNNING = "microk8s is running"  # status's first line when ready (--format pretty or short)
 
 
 class MicroK8sNode:
@@ -95,7 +96,7 @@ class MicroK8sNode:
         await wait_for(
             "MicroK8s to report ready",
             ready,
-            lambda done: done.ok,
+            is_running,
             timeout=timeout,
             clock=self._clock,
             describe=lambda done: f"exit {done.returncode}: {_tail(done)}",
@@ -116,6 +117,18 @@ class MicroK8sNode:
             if done.ok and done.stdout.strip().startswith("MicroK8s"):
                 return done.stdout.strip()
         return None
+
+
+def is_running(done: Completed) -> bool:
+    """Whether ``microk8s status`` said the node is running.
+
+    Its exit code alone does not say: status.py prints "microk8s is not running. Use
+    microk8s inspect for a deeper inspection." when ``--wait-ready --timeout N`` ran out and
+    still exits 0 (canonical/microk8s scripts/wrappers/status.py; issue 3927).
+    """
+    return done.ok and any(
+        line.strip() in (RUNNING, "running: True") for line in done.stdout.splitlines()
+    )
 
 
 def _tail(done: Completed) -> str:

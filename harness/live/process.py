@@ -15,6 +15,7 @@ from typing import Protocol
 from harness.errors import HarnessError
 
 NOT_FOUND = 127  # what a shell returns for a missing command
+TERM_WAIT = 5.0  # seconds a command has to end on SIGTERM before it gets SIGKILL
 KILL_WAIT = 10.0  # seconds to reap a killed process (SIGKILL cannot be ignored)
 
 
@@ -90,13 +91,21 @@ async def run_process(
 
 
 async def _kill(proc: asyncio.subprocess.Process) -> None:
-    """Kill ``proc`` and reap it, so a hung ``juju`` never outlives the call that ran it."""
-    if proc.returncode is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        proc.kill()
-    with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-        await asyncio.wait_for(proc.wait(), KILL_WAIT)
+    """End ``proc`` and reap it, so a hung ``juju`` never outlives the call that ran it.
+
+    SIGTERM first: ``sudo`` relays it to its command, and cannot relay SIGKILL (sudo(8),
+    "Signal handling"), so killing ``sudo -n microk8s stop`` outright would leave a
+    root-owned ``microk8s stop`` running (this user cannot signal it) while the node is
+    started again. SIGKILL follows for a command that ignores SIGTERM.
+    """
+    for send, wait in ((proc.terminate, TERM_WAIT), (proc.kill, KILL_WAIT)):
+        if proc.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            send()
+        # Process.wait also waits for its pipes to close (a child that holds them: bounded).
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(proc.wait(), wait)
 
 
 def running_children(match: Callable[[tuple[str, ...]], bool]) -> dict[int, tuple[str, ...]]:

@@ -18,6 +18,7 @@ from harness.disrupt import all_disruptions, get
 from harness.disrupt.base import NAMES, Target
 from harness.disrupt.charm_pod_spec_change import OPTION
 from harness.disrupt.pod_spec_change import ANNOTATION
+from harness.disrupt.scale_down_up import ScaleDownUp
 from harness.errors import HarnessError, UnknownName, WaitTimeout
 from harness.live.signals import Interrupted
 from harness.observations import Step
@@ -407,6 +408,45 @@ async def test_scale_down_up_goes_to_zero_and_back_to_the_previous_count() -> No
     ]
     assert len(cluster.pods_of["probe"]) == 2
     assert clock.elapsed >= 60
+
+
+async def test_scale_down_up_whose_units_never_go_scales_back_before_it_fails() -> None:
+    # A unit whose stop or remove hook fails stays dying in error (Juju retries the hook):
+    # the wait for zero times out, and the app must not be left at zero units.
+    juju, cluster, clock = probe_lab()
+    juju.statuses_of = [
+        replace(s, workload="error", workload_message='hook failed: "stop"')
+        for s in juju.statuses_of
+    ]
+    with pytest.raises(WaitTimeout, match="probe at 0 units"):
+        await ScaleDownUp(timeout=120).apply(make_lab(juju, cluster, clock=clock), Target("probe"))
+    assert [c for c in juju.calls if c[0] == "scale"] == [
+        ("scale", "probe", 0),
+        ("scale", "probe", 2),
+    ]
+
+
+async def test_scale_down_up_cancelled_while_at_zero_scales_back_and_stops() -> None:
+    juju, cluster, clock = probe_lab()
+    at_zero = asyncio.Event()
+    original = juju.scale
+
+    async def scale(app: str, units: int) -> None:
+        await original(app, units)
+        at_zero.set()
+
+    juju.scale = scale  # type: ignore[method-assign]
+    running = asyncio.ensure_future(
+        ScaleDownUp().apply(make_lab(juju, cluster, clock=clock), Target("probe"))
+    )
+    await at_zero.wait()
+    running.cancel()  # what `repro run` does on the first Ctrl-C
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert [c for c in juju.calls if c[0] == "scale"] == [
+        ("scale", "probe", 0),
+        ("scale", "probe", 2),
+    ]
 
 
 async def test_zero_pods_deletes_every_pod_at_once_and_waits_for_none_running() -> None:

@@ -7,10 +7,12 @@ script is run for real with the local POSIX ``sh`` on a temporary tree.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
 import subprocess
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,8 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes.stream import stream
 from kubernetes.stream.ws_client import WSClient
+from live_fakes import FakeClock
+from websocket import WebSocketConnectionClosedException, WebSocketTimeoutException
 
 from harness.errors import EnvironmentUnavailable, HarnessError
 from harness.live import cluster_port
@@ -34,6 +38,7 @@ from harness.live.cluster_port import (
 )
 from harness.observations import ABSENT, DIRECTORY
 from harness.ports import ExecResult
+from harness.waiting import wait_for
 
 NS = "test-model"
 STARTED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
@@ -188,6 +193,90 @@ async def test_exec_that_does_not_finish_is_an_error() -> None:
         await cluster.exec("probe-0", "workload", ["sleep", "1000"], timeout=1)
 
 
+@pytest.mark.parametrize(
+    "dropped",
+    [
+        # websocket-client's words when the API server goes away mid-exec (microk8s stop, a
+        # restart of kubelite): recv() got b"" (websocket/_socket.py 1.9.2), or a read timed out.
+        WebSocketConnectionClosedException("Connection to remote host was lost."),
+        WebSocketTimeoutException("Connection timed out"),
+    ],
+)
+async def test_an_exec_whose_connection_drops_is_closed_and_retried_by_a_wait(
+    dropped: Exception,
+) -> None:
+    lost, _ = exec_stream()
+    lost_ws = lost.return_value
+    lost_ws.run_forever.side_effect = dropped
+    answering, _ = exec_stream("C\t1700000000.5\nA\t/var/lib/probe\n", "", 0)
+    fake_stream = create_autospec(stream, side_effect=[lost_ws, answering.return_value])
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    waited = await wait_for(
+        "a listing",
+        lambda: cluster.list_files("probe-0", "workload", ["/var/lib/probe"]),
+        lambda _: True,
+        timeout=600,
+        clock=FakeClock(),
+    )
+    assert [f.path for f in waited.value] == ["/var/lib/probe"]
+    assert waited.attempts == 2
+    lost_ws.close.assert_called_once()  # the dropped socket is not left open
+
+
+async def test_an_exec_whose_connection_never_answers_is_given_up_and_retried_by_a_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # kubernetes 30.1.0 opens the exec's websocket with no timeout at all (ws_client's
+    # create_websocket passes none to WebSocket.connect, whose socket then blocks): an API
+    # server that takes the connection and never answers the upgrade held the thread for ever.
+    monkeypatch.setattr(cluster_port, "CONNECT_TIMEOUT", 0.1, raising=False)
+    released = threading.Event()
+    answering, _ = exec_stream("C\t1700000000.5\nA\t/var/lib/probe\n", "", 0)
+    calls: list[str] = []
+
+    def connect(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[1])
+        if len(calls) == 1:
+            released.wait()  # the upgrade's answer never comes (until the test ends)
+        return answering.return_value
+
+    cluster = LiveClusterPort(NS, apis=apis(), stream=create_autospec(stream, side_effect=connect))
+    try:
+        waited = await asyncio.wait_for(
+            wait_for(
+                "a listing",
+                lambda: cluster.list_files("probe-0", "workload", ["/var/lib/probe"]),
+                lambda _: True,
+                timeout=600,
+                clock=FakeClock(),
+            ),
+            5,
+        )
+    finally:
+        released.set()
+    assert [f.path for f in waited.value] == ["/var/lib/probe"]
+    assert calls == ["probe-0", "probe-0"]
+
+
+async def test_kill_pid1_whose_exec_never_answers_is_one_error_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cluster_port, "CONNECT_TIMEOUT", 0.1, raising=False)
+    released = threading.Event()
+
+    def connect(*args: Any, **kwargs: Any) -> Any:
+        released.wait()
+        return exec_stream()[1]
+
+    cluster = LiveClusterPort(NS, apis=apis(), stream=create_autospec(stream, side_effect=connect))
+    try:
+        with pytest.raises(HarnessError, match="did not answer") as raised:
+            await asyncio.wait_for(cluster.kill_pid1("probe-0", "workload"), 5)
+    finally:
+        released.set()
+    assert "probe-0/workload" in str(raised.value)
+
+
 def run_listing_locally(paths: list[str], path_env: str | None = None) -> str:
     """The listing script run by the local ``sh`` (``path_env``: the tools it may find)."""
     env = None if path_env is None else {**os.environ, "PATH": path_env}
@@ -333,6 +422,23 @@ async def test_kill_pid1_sends_sigterm_and_tolerates_the_dropped_connection() ->
     await cluster.kill_pid1("probe-0", "workload")
     assert fake_stream.call_args.kwargs["command"] == list(KILL_PID1)
     assert fake_stream.call_args.kwargs["container"] == "workload"
+
+
+async def test_kill_pid1_in_a_container_without_sh_says_so_instead_of_waiting_for_a_restart() -> (
+    None
+):
+    # A chiseled rock has no shell: Kubernetes refuses the exec (a Failure with no exit
+    # code), the container was never signalled, and no restart will come.
+    message = (
+        'OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": '
+        "executable file not found in $PATH: unknown"
+    )
+    status = {"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError"}
+    fake_stream = create_autospec(stream, return_value=closed_exec(json.dumps(status)))
+    cluster = LiveClusterPort(NS, apis=apis(), stream=fake_stream)
+    with pytest.raises(HarnessError, match="executable file not found") as raised:
+        await cluster.kill_pid1("probe-0", "workload")
+    assert "could not signal PID 1 in probe-0/workload" in str(raised.value)
 
 
 async def test_kill_pid1_with_sigkill_or_oom_is_refused_live_in_one_line() -> None:

@@ -7,6 +7,7 @@ that asserts the exact argv for Juju 2.9 and 3.x and answers with recorded real 
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 import json
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from live_fakes import FakeClock
 from samples import load_sample
 
 from harness.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
+from harness.live import juju_port
 from harness.live.juju_cli import (
     DEBUG_LOG_FILTER,
     JujuCLI,
@@ -424,6 +426,31 @@ async def test_reconnect_waits_for_the_api_then_reconnects_the_same_model() -> N
     assert model.disconnect.await_count == 2
     model.connect.assert_awaited_with("ctl:admin/test-model")
     assert clock.elapsed > 0  # it waited on the fake clock, not on the wall
+
+
+async def test_reconnect_gives_up_on_a_login_that_never_answers_and_connects_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Model.connect awaits libjuju's login RPC, whose reply is awaited with no timeout
+    # (Connection.rpc -> _recv, juju/client/connection.py 3.6.1.3): a controller still
+    # starting can take the websocket and never answer it.
+    monkeypatch.setattr(juju_port, "CONNECT_TIMEOUT", 0.05, raising=False)
+    runner = FakeRunner()
+    runner.answer(("status",), 0, "{}")
+    model = model_mock()
+    attempts: list[str] = []
+
+    async def connect(name: str) -> None:
+        attempts.append(name)
+        if len(attempts) == 1:
+            await asyncio.Event().wait()  # the login RPC's reply never comes
+
+    model.connect.side_effect = connect
+    clock = FakeClock()
+    # The old code awaited the first connect for ever: bounded so it fails, not hangs.
+    await asyncio.wait_for(port(runner, model, clock).reconnect(), 5)
+    assert attempts == ["ctl:admin/test-model", "ctl:admin/test-model"]
+    assert model.disconnect.await_count == 2
 
 
 async def test_reconnect_gives_up_with_the_last_error_seen() -> None:

@@ -7,6 +7,7 @@ not a mock, so a command that outlives its timeout fails the test.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -16,8 +17,9 @@ from unittest.mock import create_autospec
 
 import pytest
 from pytest_operator.plugin import OpsTest
-from started_processes import StartedProcesses, alive, fake_juju
+from started_processes import POLL, StartedProcesses, alive, fake_juju
 
+from harness.live import process
 from harness.live.juju_cli import JujuCLI, OpsTestJuju
 from harness.live.process import ProcessTimeout, run_process
 
@@ -52,7 +54,8 @@ async def test_a_hanging_juju_is_killed_when_it_overruns(
     # The pid comes from where it was started: a loaded runner may reach the 1s deadline
     # before the fake has run a line of its own.
     juju = started.one("status")
-    assert juju.returncode == -signal.SIGKILL, "the timed-out juju process was not killed"
+    # SIGTERM first (sleep honours it); SIGKILL only for a command that ignores it.
+    assert juju.returncode == -signal.SIGTERM, "the timed-out juju process was not ended"
     assert not alive(juju.pid), "the timed-out juju process is still running"
 
 
@@ -76,5 +79,73 @@ async def test_a_cancelled_command_is_killed_too(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, GUARD)
-    assert juju.returncode == -signal.SIGKILL, "the cancelled command was not killed"
+    assert juju.returncode == -signal.SIGTERM, "the cancelled command was not ended"
+    assert not alive(juju.pid)
+
+
+def fake_sudo(folder: Path) -> Path:
+    """A stand-in for ``sudo -n microk8s stop``: a parent whose command runs as its child.
+
+    sudo relays the signals it can catch (SIGTERM, SIGINT, SIGHUP...) to its command and
+    cannot relay SIGKILL (sudo(8), "Signal handling"); killing it leaves a root-owned
+    ``microk8s`` running, which this user could not even signal itself.
+    """
+    script = folder / "sudo"
+    script.write_text(
+        "#!/bin/sh\n"
+        'trap \'kill -TERM "$child"; wait "$child"; exit 143\' TERM INT HUP\n'
+        "sleep 60 &\n"
+        "child=$!\n"
+        f'echo "$child" > "{folder}/child.pid"\n'
+        'wait "$child"\n'
+    )
+    script.chmod(0o755)
+    return script
+
+
+def _pid_in(path: Path) -> int | None:
+    text = path.read_text().strip() if path.exists() else ""
+    return int(text) if text.isdigit() else None
+
+
+async def written_pid(path: Path, guard: float) -> int:
+    """The pid the fake wrote to ``path``, once it has (``guard`` only bounds a hang)."""
+    for _ in range(int(guard / POLL)):
+        pid = _pid_in(path)
+        if pid is not None:
+            return pid
+        await asyncio.sleep(POLL)
+    raise AssertionError(f"nothing was written to {path} within {guard:.0f}s")
+
+
+async def test_a_stopped_command_run_through_sudo_does_not_leave_its_command_running(
+    tmp_path: Path, started: StartedProcesses
+) -> None:
+    sudo = fake_sudo(tmp_path)
+    task = asyncio.ensure_future(run_process([str(sudo), "-n", "microk8s", "stop"]))
+    child = await written_pid(tmp_path / "child.pid", GUARD)
+    # A few turns of the loop: create_subprocess_exec has connected its pipes (a cancel
+    # inside it is asyncio's to handle, not run_process's).
+    for _ in range(20):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, GUARD)
+    assert not alive(started.one(str(sudo)).pid)
+    try:
+        assert not alive(child), "sudo's command outlived the stop: sudo cannot relay SIGKILL"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+
+
+async def test_a_command_that_ignores_sigterm_is_killed_after_a_grace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started: StartedProcesses
+) -> None:
+    monkeypatch.setattr(process, "TERM_WAIT", 0.2, raising=False)
+    script = fake_juju(tmp_path, "trap '' TERM\nexec sleep 60")
+    with pytest.raises(ProcessTimeout):
+        await asyncio.wait_for(run_process([str(script)], timeout=0.5), GUARD)
+    juju = started.one(str(script))
+    assert juju.returncode == -signal.SIGKILL
     assert not alive(juju.pid)

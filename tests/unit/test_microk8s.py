@@ -149,3 +149,30 @@ async def test_no_version_at_all_is_none_not_an_error() -> None:
     )
     assert await node(runner).version() is None
     assert await node(runner, microk8s=False).version() is None
+
+
+# `microk8s status` ends with exit 0 whether or not the cluster became ready: status.py
+# prints "microk8s is not running. Use microk8s inspect for a deeper inspection." when
+# `--wait-ready --timeout N` ran out, and falls off the end of its main block (canonical/
+# microk8s scripts/wrappers/status.py; "it should return non-zero on exit if timed out":
+# canonical/microk8s issue 3927).
+NOT_RUNNING = "microk8s is not running. Use microk8s inspect for a deeper inspection.\n"
+RUNNING = "microk8s is running\nhigh-availability: no\naddons:\n  enabled:\n    dns\n"
+
+
+async def test_wait_ready_is_not_fooled_by_a_status_that_timed_out_with_exit_0() -> None:
+    status = ("sudo", "-n", "microk8s", "status", "--wait-ready", "--timeout", "60")
+    runner = Runner(
+        {status: [ok(status, NOT_RUNNING), ok(status, NOT_RUNNING), ok(status, RUNNING)]}
+    )
+    clock = FakeClock()
+    await node(runner, clock).wait_ready(600)
+    assert runner.argv.count(status) == 3
+
+
+async def test_a_node_that_never_comes_up_times_out_though_status_exits_0() -> None:
+    status = ("sudo", "-n", "microk8s", "status", "--wait-ready", "--timeout", "60")
+    runner = Runner({status: [ok(status, NOT_RUNNING)]})
+    with pytest.raises(WaitTimeout) as raised:
+        await node(runner).wait_ready(120)
+    assert "microk8s is not running" in raised.value.last_seen

@@ -18,13 +18,16 @@ from datetime import datetime, timedelta, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
+from unittest.mock import create_autospec
 
 import jsonschema
 import pytest
 
 from harness.disrupt.base import Disruption, Target
+from harness.disrupt.node_restart import NodeRestart
 from harness.errors import HarnessError, WaitTimeout
 from harness.findings import Finding
+from harness.live.microk8s import MicroK8sNode
 from harness.observations import JournalEntry, Snapshot, Step, UnitStatus
 from harness.ports import ActionResult, Lab
 from harness.run import deploy_commands, in_window, one_line, plan, run_scenario
@@ -597,6 +600,42 @@ def test_a_signal_the_node_restart_caught_ends_the_run_as_an_interruption(
     raw = bundle(tmp_path / "run")
     assert raw["interrupted"] is True
     assert raw["error"] == f"interrupted by SIGINT during {during}"
+
+
+class NodeRestartHere(NodeRestart):
+    """The real node restart, under the scenario's name (the fixture serves that one)."""
+
+    name: ClassVar[str] = "pod-delete"
+
+
+def test_a_disruption_that_fails_part_way_keeps_the_steps_it_took_in_the_bundle(
+    tmp_path: Path, fakes: Fakes
+) -> None:
+    # MicroK8s was stopped and started, then never reported ready: the bundle must say when
+    # the node went down and came back, and when the wait that failed began.
+    node = create_autospec(MicroK8sNode, instance=True)
+    node.wait_ready.side_effect = WaitTimeout(
+        "MicroK8s to report ready", 900, "exit 1: microk8s is not running"
+    )
+    node.version.return_value = "MicroK8s v1.28.3 revision 6089"
+    fakes.disruption = NodeRestartHere()  # type: ignore[assignment]
+    clock = FakeClock()
+    lab = Lab("live", FakeJuju(clock), FakeCluster(), node, clock)  # type: ignore[arg-type]
+
+    with pytest.raises(WaitTimeout, match="MicroK8s to report ready"):
+        run(lab, tmp_path / "run")
+
+    raw = bundle(tmp_path / "run")
+    steps = {s["name"]: s for s in raw["steps"]}
+    assert list(steps)[2:] == [
+        "microk8s stop",
+        "microk8s start",
+        "wait for MicroK8s ready",
+        "collect hooks after the failure",
+    ]
+    assert steps["microk8s stop"]["end"] <= steps["microk8s start"]["start"]
+    assert "timed out after 900s" in steps["wait for MicroK8s ready"]["detail"]
+    assert raw["error"].startswith("timed out after 900s waiting for MicroK8s to report ready")
 
 
 def test_unknown_juju_version_fails_before_disrupting(tmp_path: Path, fakes: Fakes) -> None:

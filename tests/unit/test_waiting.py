@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
@@ -10,6 +11,7 @@ import urllib3
 from kubernetes.client.exceptions import ApiException
 from live_fakes import FakeClock
 
+from harness import waiting
 from harness.errors import WaitTimeout
 from harness.live.juju_cli import JujuCLIError
 from harness.live.process import ProcessTimeout
@@ -106,3 +108,117 @@ def test_what_counts_as_transient() -> None:
     assert not is_transient(ApiException(status=404))
     assert not is_transient(ValueError("bad json"))
     assert not is_transient(JujuCLIError(("trust", "x"), 1, "", "ERROR permission denied\n"))
+
+
+# --- a look that never answers ------------------------------------------------------------
+# libjuju's login RPC waits on its reply with no timeout (Connection.rpc -> _recv,
+# juju/client/connection.py 3.6.1.3), and a controller that is still starting can take the
+# websocket (websockets' open_timeout covers only the handshake) and never answer it.
+
+
+async def never_answers() -> str:
+    await asyncio.Event().wait()
+    return "never"
+
+
+async def test_a_look_that_never_answers_ends_the_wait_at_its_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(waiting, "LOOK_GRACE", 0.05, raising=False)
+    clock = FakeClock()
+    with pytest.raises(WaitTimeout) as raised:
+        # The old wait_for awaited the look for ever: bounded here so it fails, not hangs.
+        await asyncio.wait_for(
+            wait_for("the controller", never_answers, bool, timeout=0.1, clock=clock), 5
+        )
+    assert raised.value.condition == "the controller"
+    assert "did not answer" in raised.value.last_seen
+
+
+async def test_a_look_over_its_own_bound_is_given_up_and_the_next_one_answers() -> None:
+    clock = FakeClock()
+    answers = [never_answers, flaky([], "ready")]
+
+    async def probe() -> str:
+        return await answers.pop(0)()
+
+    waited = await asyncio.wait_for(
+        wait_for(
+            "libjuju to reconnect",
+            probe,
+            lambda v: v == "ready",
+            timeout=600,
+            clock=clock,
+            look_timeout=0.05,
+        ),
+        5,
+    )
+    assert waited.value == "ready"
+    assert waited.attempts == 2
+
+
+async def test_a_cut_off_last_look_keeps_the_state_seen_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(waiting, "LOOK_GRACE", 0.05, raising=False)
+    clock = FakeClock()
+    looks = [0]
+
+    async def probe() -> str:
+        looks[0] += 1
+        if looks[0] == 1:
+            return 'probe/0 error: hook failed: "start"'
+        return await never_answers()
+
+    with pytest.raises(WaitTimeout) as raised:
+        await asyncio.wait_for(
+            wait_for(
+                "settled", probe, lambda v: v == "ok", timeout=0.5, clock=clock, describe=str
+            ),
+            10,
+        )
+    assert 'hook failed: "start"' in raised.value.last_seen
+    assert "did not answer" in raised.value.last_seen
+
+
+async def test_a_cancel_from_outside_stops_the_look_too() -> None:
+    clock = FakeClock()
+    started = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    async def probe() -> str:
+        started.set()
+        try:
+            return await never_answers()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    wait = asyncio.ensure_future(wait_for("x", probe, bool, timeout=600, clock=clock))
+    await started.wait()
+    wait.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await wait
+    assert cancelled.is_set()
+
+
+# What `juju` prints while the Kubernetes port-forward to a MicroK8s controller cannot be
+# set up (Juju's api/apiclient.go annotates any proxier failure "starting proxy for api
+# connection"): the controller pod restarting after the node came back, or a loaded host.
+# Both texts as runners saw them (canonical/concierge's fix for the first).
+PROXY_DOWN = (
+    "ERROR opening API connection: starting proxy for api connection: connecting k8s proxy:"
+    " forwarding ports: error upgrading connection: unable to upgrade connection: pod not"
+    ' found ("controller-0_controller-concierge-microk8s")\n',
+    "ERROR starting proxy for api connection: connecting k8s proxy: Get"
+    ' "https://127.0.0.1:16443/api/v1/namespaces/controller-microk8s-localhost/services/'
+    'controller-service": net/http: TLS handshake timeout\n',
+)
+
+
+@pytest.mark.parametrize("stderr", PROXY_DOWN)
+async def test_a_controller_whose_k8s_proxy_is_not_up_yet_is_waited_for(stderr: str) -> None:
+    clock = FakeClock()
+    down = JujuCLIError(("status", "--format", "json"), 1, "", stderr)
+    waited = await wait_for("juju status", flaky([down, down]), bool, timeout=600, clock=clock)
+    assert waited.attempts == 3
