@@ -78,11 +78,33 @@ def unmet_assumes(assumes: object, juju_version: str, *, kubernetes: bool = True
     return "; ".join(reasons) or None
 
 
+ALL_OF = "charm requires all of the following:"
+ANY_OF = "charm requires at least one of the following:"
+
+
+@dataclass(frozen=True)
+class _Reason:
+    """One unmet requirement, with the unmet ones within it (an all-of or any-of block)."""
+
+    text: str
+    within: tuple[_Reason, ...] = ()
+
+
+def _render(reason: _Reason) -> str:
+    """One line; a block's reasons in brackets, so alternatives never read as all needed."""
+    if len(reason.within) == 1:  # a block with one unmet reason says just that reason
+        return _render(reason.within[0])
+    if not reason.within:
+        return reason.text
+    inner = "; ".join(_render(sub) for sub in reason.within)
+    return f"{reason.text.rstrip(':')}: [{inner}]"
+
+
 def _all_of(items: Sequence[object], have: _Number, kubernetes: bool) -> list[str]:
-    return [reason for item in items for reason in _judge(item, have, kubernetes)]
+    return [_render(reason) for item in items for reason in _judge(item, have, kubernetes)]
 
 
-def _judge(item: object, have: _Number, kubernetes: bool) -> list[str]:
+def _judge(item: object, have: _Number, kubernetes: bool) -> list[_Reason]:
     """The unmet requirements in one expression: [] when it is met."""
     if isinstance(item, Mapping):
         if len(item) != 1:
@@ -91,13 +113,14 @@ def _judge(item: object, have: _Number, kubernetes: bool) -> list[str]:
         if kind not in ("any-of", "all-of") or not isinstance(subs, list):
             raise _Unknown
         unmet = [_judge(sub, have, kubernetes) for sub in subs]
+        flat = tuple(reason for reasons in unmet for reason in reasons)
         if kind == "all-of":
-            flat = [reason for reasons in unmet for reason in reasons]
-            return [f"charm requires all of the following: {', '.join(flat)}"] if flat else []
-        if any(not reasons for reasons in unmet):
+            return [_Reason(ALL_OF, flat)] if flat else []
+        # Juju refuses an any-of only when one of its blocks failed and none was met
+        # (satisfyCompositeExpr): an empty any-of is met.
+        if not subs or any(not reasons for reasons in unmet):
             return []
-        flat = [reason for reasons in unmet for reason in reasons]
-        return [f"charm requires at least one of the following: {', '.join(flat)}"]
+        return [_Reason(ANY_OF, flat)]
     if not isinstance(item, str):
         raise _Unknown
     match = _FEATURE.match(item.strip())
@@ -116,18 +139,39 @@ def _judge(item: object, have: _Number, kubernetes: bool) -> list[str]:
     met = have >= need if op == ">=" else have < need
     if met:
         return []
-    return [f"charm requires Juju version {op} {need}, model has version {have}"]
+    return [_Reason(f"charm requires Juju version {op} {need}, model has version {have}")]
 
 
 def juju_refusal(message: str) -> str | None:
-    """Juju's reasons, on one line, when ``message`` is its refusal of a charm's assumes."""
+    """Juju's reasons, on one line, when ``message`` is its refusal of a charm's assumes.
+
+    Juju prints them as an indented list, a block's reasons under it; the indentation is
+    read back into blocks so an any-of's alternatives stay alternatives.
+    """
     if not any(marker in message for marker in REFUSAL_MARKERS):
         return None
-    lines = [line.strip().lstrip("-").strip() for line in message.splitlines()]
-    reasons = [line for line in lines if line.startswith("charm requires") and "version" in line]
-    if not reasons:
-        reasons = [line for line in lines if line.startswith("charm requires")]
+    top: list[_Node] = []
+    open_blocks: list[tuple[int, list[_Node]]] = [(-1, top)]
+    for line in message.splitlines():
+        text = line.strip().removeprefix("-").strip()
+        if not text.startswith("charm requires"):
+            continue  # the header, the feature descriptions, a blank line
+        indent = len(line) - len(line.lstrip())
+        while open_blocks[-1][0] >= indent:
+            open_blocks.pop()
+        within: list[_Node] = []
+        open_blocks[-1][1].append((text, within))
+        open_blocks.append((indent, within))
+    reasons = [_render(_frozen(node)) for node in top]
     return "; ".join(reasons) or "Charm feature requirements cannot be met"
+
+
+_Node = tuple[str, list["_Node"]]
+
+
+def _frozen(node: _Node) -> _Reason:
+    text, within = node
+    return _Reason(text, tuple(_frozen(sub) for sub in within))
 
 
 REFUSED_FIX = (

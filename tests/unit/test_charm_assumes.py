@@ -84,3 +84,44 @@ def test_juju_s_own_refusal_becomes_one_line_of_its_reasons() -> None:
         'charm requires feature "juju" (version >= 3.5.2) but model currently supports' in reason
     )
     assert juju_refusal('ERROR cannot deploy application "x": charm not found') is None
+
+
+def test_an_empty_any_of_is_met_as_juju_meets_it() -> None:
+    # Juju's satisfyCompositeExpr (core/assumes/sat_checker.go) refuses only on an error
+    # from a sub-expression: an any-of with none has none, so Juju deploys the charm.
+    assert unmet_assumes([{"any-of": []}], "3.6.0") is None
+    assert unmet_assumes(["juju >= 3", {"any-of": []}], "3.6.0") is None
+
+
+def test_juju_s_refusal_keeps_that_any_one_of_its_alternatives_would_do() -> None:
+    # The kubeflow report's three reasons are alternatives (juju < 3, or >= 3.4.3, or
+    # >= 3.5.2), not three requirements: the line must not read as "all of these".
+    reason = juju_refusal(load_sample("deploy_error_3.1.8_k8s_assumes_unmet_mysql-k8s.txt"))
+    assert reason is not None
+    assert reason.startswith("charm requires at least one of the following: [")
+    assert reason.count("[") == 1, reason  # single-reason all-of blocks add no nesting
+    assert reason.endswith("supports version 3.1.8]")
+
+
+def test_juju_s_refusal_keeps_a_missing_feature_beside_a_version() -> None:
+    # Juju 4.0's wording (core/assumes sat_checker_test.go TestErrorReportingFor
+    # CompositeExpressions): every reason stays, each under its own block.
+    text = (
+        'ERROR cannot deploy application "x": Charm cannot be deployed because:\n'
+        "  - charm requires at least one of the following:\n"
+        "    - charm requires Kubernetes version >= 42.0.0, model is running on version 1.18.0\n"
+        '    - charm requires feature "random-feature-a" but model does not support it\n'
+        "  - charm requires all of the following:\n"
+        '    - charm requires feature "block-storage" but model does not support it\n'
+        "    - charm requires Juju version >= 3.0.0, model has version 2.19.42\n"
+        "\n"
+        "Feature descriptions:\n"
+        '  - "juju": the version of Juju used by the model\n'
+    )
+    assert juju_refusal(text) == (
+        "charm requires at least one of the following: [charm requires Kubernetes version "
+        ">= 42.0.0, model is running on version 1.18.0; charm requires feature "
+        '"random-feature-a" but model does not support it]; charm requires all of the '
+        'following: [charm requires feature "block-storage" but model does not support it; '
+        "charm requires Juju version >= 3.0.0, model has version 2.19.42]"
+    )
