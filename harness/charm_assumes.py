@@ -196,6 +196,19 @@ def refused_deploy(
     return HarnessError(f"Juju refused to deploy {app} ({what}): {reason}", REFUSED_FIX)
 
 
+def refused_refresh(app: str, target: str, message: str) -> HarnessError | None:
+    """The error to raise when ``message`` is Juju refusing to refresh ``app`` to ``target``
+    for its assumes (juju refresh checks them as deploy does)."""
+    reason = juju_refusal(message)
+    if reason is None:
+        return None
+    return HarnessError(
+        f"Juju refused to refresh {app} ({target}): {reason}",
+        "refresh to a charm whose assumes admit this Juju, or upgrade the model's Juju to a "
+        "version the charm supports",
+    )
+
+
 def simulated_refusal(meta: Mapping[str, object], juju_version: str) -> HarnessError | None:
     """The twin's refusal of a charm whose ``assumes`` this Juju version would refuse."""
     reason = unmet_assumes(meta.get("assumes"), juju_version)

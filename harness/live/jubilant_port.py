@@ -35,7 +35,7 @@ import jubilant
 from harness.charm_assumes import refused_deploy
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
-from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm
+from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm, refresh_refusal
 from harness.live.process import KILL_WAIT, ProcessTimeout, kill_pids, running_children
 from harness.ports import AppSpec, Clock
 
@@ -279,14 +279,15 @@ class JubilantJujuPort(LiveJujuPort):
         snap juju can read it (the probe deployed from /tmp is refreshed from /tmp too)."""
         if path is not None:
             await self._refuse_charm_directory(path)
-        await self._call(
-            self.juju.refresh,
-            app,
-            # jubilant copies a path only when it starts with "/" or ".".
-            path=_absolute(path) if path is not None else None,
-            channel=channel,
-            resources=dict(resources) if resources else None,
-        )
+        with refresh_refusal(app, path, channel):
+            await self._call(
+                self.juju.refresh,
+                app,
+                # jubilant copies a path only when it starts with "/" or ".".
+                path=_absolute(path) if path is not None else None,
+                channel=channel,
+                resources=dict(resources) if resources else None,
+            )
 
     async def set_config(self, app: str, values: Mapping[str, str]) -> None:
         try:

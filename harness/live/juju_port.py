@@ -9,14 +9,15 @@ this module: the parsers in ``harness.live.parse`` turn it into frozen values.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib.metadata
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from harness.charm_assumes import refused_deploy
+from harness.charm_assumes import refused_deploy, refused_refresh
 from harness.errors import HarnessError, UnknownName, WaitTimeout
 from harness.live.juju_cli import JujuCLI, JujuCLIError
 from harness.live.process import ProcessTimeout
@@ -287,7 +288,8 @@ class LiveJujuPort:
         channel: str | None = None,
         resources: Mapping[str, str] | None = None,
     ) -> None:
-        await self.cli.refresh(app, path=path, channel=channel, resources=resources)
+        with refresh_refusal(app, path, channel):
+            await self.cli.refresh(app, path=path, channel=channel, resources=resources)
 
     async def scale(self, app: str, units: int) -> None:
         await self.cli.scale_application(app, units)
@@ -609,3 +611,17 @@ class LiveJujuPort:
             await self.model.set_config({"logging-config": value})
         else:
             await self.cli.run("model-config", "--reset", "logging-config")
+
+
+@contextlib.contextmanager
+def refresh_refusal(app: str, path: str | None, channel: str | None) -> Iterator[None]:
+    """Juju refusing a refresh for the charm's assumes is one line with its reasons: the
+    CLI's last line is only the end of Juju's list (or its feature descriptions)."""
+    try:
+        yield
+    except JujuCLIError as error:
+        target = path or channel or "its charm"
+        refused = refused_refresh(app, target, f"{error.stderr}\n{error.stdout}")
+        if refused is None:
+            raise
+        raise refused from None

@@ -593,3 +593,27 @@ async def test_a_charm_whose_assumes_juju_refuses_is_one_line_naming_app_reason_
     # Juju's own reasons, not its last line ('"juju": the version of Juju used by the model').
     assert 'charm requires feature "juju" (version >= 3.5.2)' in text
     assert "--mysql-channel" in str(raised.value.fix)
+
+
+async def test_a_refresh_juju_refuses_for_the_charms_assumes_is_one_line_with_the_reason(
+    driven: Driven,
+) -> None:
+    # juju refresh checks the new charm's assumes as deploy does (mysql-operator docs,
+    # "Juju upgrades"); its last line alone is only the reasons' header.
+    from harness.errors import HarnessError
+
+    refused = load_sample("refresh_error_3.1.4_machine_assumes_unmet_mysql.txt")
+    if driven.driver == "libjuju":
+        driven.cli.answer(("refresh",), 1, "", refused)
+    else:
+        driven.library.refresh.side_effect = jubilant.CLIError(
+            1, ["juju", "refresh", "probe"], "", refused
+        )
+    with pytest.raises(HarnessError) as raised:
+        await driven.port.refresh("probe", path="/c/probe.charm")
+    text = str(raised.value)
+    assert "\n" not in text
+    assert "Juju refused to refresh probe (/c/probe.charm)" in text
+    assert 'charm requires feature "juju" (version >= 3.1.5)' in text
+    # The fix is the charm or the Juju version, not "run it by hand to see more".
+    assert "upgrade the model's Juju" in str(raised.value.fix)
