@@ -144,6 +144,28 @@ async def test_pod_delete_that_never_comes_back_times_out_with_the_pods_seen() -
     assert "probe-0 uid=uid-0" in raised.value.last_seen
 
 
+async def test_a_pod_that_lingers_terminating_is_named_so_when_the_wait_times_out() -> None:
+    # A pod held by a finalizer or a node that went away keeps phase Running and ready
+    # containers for as long as it lingers: the timeout must say it is terminating.
+    juju, cluster, clock = probe_lab()
+    lingering = replace(
+        cluster.pods_of["probe"][0], deletion_timestamp="2026-01-01T10:00:00+00:00"
+    )
+
+    async def linger(name: str) -> None:
+        cluster.deleted.append(name)
+        cluster.pods_of["probe"][0] = lingering
+
+    cluster.delete_pod = linger  # type: ignore[method-assign]
+    with pytest.raises(WaitTimeout) as raised:
+        await get("pod-delete").apply(
+            make_lab(juju, cluster, clock=clock), Target("probe", ("probe/0",))
+        )
+    assert (
+        "probe-0 uid=uid-0 terminating since 2026-01-01T10:00:00+00:00" in raised.value.last_seen
+    )
+
+
 # --- node-restart ----------------------------------------------------------------------------
 
 
