@@ -317,6 +317,21 @@ def _app(
     )
 
 
+def _top_notes(raw: Mapping[str, Any], default_base: str | None) -> tuple[str, ...]:
+    """What the bundle's top-level keys mean on one Juju and not another."""
+    notes = []
+    if "services" in raw:
+        # juju/charm's legacyBundleData read it (2.x); internal/charm/bundledata.go at
+        # 4.0-beta5 has no such key.
+        notes.append("services: the old name of applications; Juju 4.0 reads only applications")
+    if raw.get("series") and not raw.get("default-base"):
+        notes.append(
+            f"series {raw['series']}: apps without a base of their own deployed with --base "
+            f"{default_base}, as Juju 3.6 does (Juju 4.0 has no series key: write default-base:)"
+        )
+    return tuple(notes)
+
+
 def _notes(apps_raw: Mapping[str, Any], apps: Mapping[str, BundleApp]) -> tuple[str, ...]:
     """What Juju ignores, or does and the harness does not, in the apps' own keys."""
     notes = []
@@ -487,7 +502,7 @@ def parse_bundle(
         apps=tuple(apps.values()),
         relations=_relations(path, raw.get("relations"), apps),
         kubernetes=raw.get("bundle") == KUBERNETES,
-        notes=_notes(apps_raw, apps),
+        notes=_top_notes(raw, default_base) + _notes(apps_raw, apps),
         overlays=overlays,
     )
 
@@ -599,9 +614,36 @@ def load_bundle(
     names = []
     for overlay in overlays:
         more = _read(Path(overlay), "overlay")
+        if Path(overlay).resolve().parent != path.resolve().parent:
+            _check_elsewhere(Path(overlay), more)
         names.append(Path(overlay).name)
         text += ("" if text.endswith("\n") else "\n") + f"--- # overlay {names[-1]}\n{more}"
     return parse_bundle(path.resolve(), text, charms, tuple(names))
+
+
+def _check_elsewhere(overlay: Path, text: str) -> None:
+    """Refuse, in an overlay outside the bundle's folder, a path Juju would resolve from the
+    overlay's own folder (a relative local charm, an include): the merged text resolves
+    every path from the bundle's folder."""
+    try:
+        documents = [d for d in yaml.safe_load_all(text) if isinstance(d, Mapping)]
+    except yaml.YAMLError:
+        return  # refused as not YAML when the merged text is parsed
+    for document in documents:
+        apps = document.get("applications")
+        for name, spec in apps.items() if isinstance(apps, Mapping) else ():
+            if not isinstance(spec, Mapping):
+                continue
+            charm = str(spec.get("charm") or "")
+            options = spec.get("options")
+            values = options.values() if isinstance(options, Mapping) else ()
+            included = [v for v in values if str(v).startswith("include-")]
+            if (charm and _is_local(charm) and not charm.startswith("/")) or included:
+                raise _fail(
+                    overlay,
+                    f"{name} names a path relative to the overlay, outside the bundle's folder",
+                    "put the overlay beside the bundle, or make the path absolute",
+                )
 
 
 def _read(path: Path, what: str) -> str:

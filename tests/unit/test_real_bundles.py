@@ -366,3 +366,30 @@ def test_an_option_included_from_a_file_is_read_as_juju_reads_it(tmp_path: Path)
         load_bundle(path)
     assert f"a.options.rules: cannot include {tmp_path / 'rules.txt'}" in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_keys_juju_40_no_longer_reads_are_said(tmp_path: Path) -> None:
+    path = tmp_path / "bundle.yaml"
+    path.write_text("bundle: kubernetes\nseries: jammy\nservices:\n  a:\n    charm: x\n")
+    bundle = load_bundle(path)
+    assert bundle.app("a").base == "ubuntu@22.04"
+    assert bundle.notes == (
+        "services: the old name of applications; Juju 4.0 reads only applications",
+        "series jammy: apps without a base of their own deployed with --base ubuntu@22.04, "
+        "as Juju 3.6 does (Juju 4.0 has no series key: write default-base:)",
+    )
+
+
+def test_an_overlay_elsewhere_naming_relative_paths_is_one_line(tmp_path: Path) -> None:
+    # Juju resolves an overlay's ./x.charm and include-file:// from the overlay's folder
+    # (internal/charm/overlay.go, per data source); the merged text would use the bundle's.
+    (tmp_path / "elsewhere").mkdir()
+    overlay = tmp_path / "elsewhere" / "overlay.yaml"
+    overlay.write_text("applications:\n  loki:\n    options:\n      x: include-file://x.txt\n")
+    with pytest.raises(HarnessError) as caught:
+        load_bundle(DATA / "cos-lite" / "bundle.yaml", overlays=(overlay,))
+    assert "loki names a path relative to the overlay, outside the bundle's folder" in str(
+        caught.value
+    )
+    overlay.write_text("applications:\n  loki:\n    options:\n      x: y\n")
+    assert load_bundle(DATA / "cos-lite", overlays=(overlay,)).app("loki").options == {"x": "y"}
