@@ -204,6 +204,12 @@ def _text_map(path: Path, app: str, key: str, value: Any) -> dict[str, str]:
         raise _fail(path, f"{app}.{key} is not a mapping", f"write {key} as name: value lines")
     out = {}
     for k, v in value.items():
+        if v is None or isinstance(v, (Mapping, list)):
+            # Deployed as "None" or a Python repr, which no charm means; Juju refuses a
+            # resource that is neither a revision nor a path (bundledata.go) and an option
+            # its charm's config does not type so (verifyOptions).
+            what = "no value" if v is None else f"a {type(v).__name__}, not a single value"
+            raise _fail(path, f"{app}.{key}.{k} has {what}", "give it a value or drop it")
         if isinstance(v, bool):
             out[str(k)] = "true" if v else "false"
         else:

@@ -238,6 +238,15 @@ def test_an_overlay_removes_an_app_with_its_relations_and_adds_relations(
         ("bundle: kubernetes\napplications:\n  a:\n    charm: x\n---\n- 1\n", "is not a mapping"),
         ("bundle: kubernetes\napplications:\n  My_App:\n    charm: x\n", "'My_App' is not a Juju"),
         (
+            "bundle: kubernetes\napplications:\n  a:\n    charm: x\n    options:\n      k:\n",
+            "a.options.k has no value",
+        ),
+        (
+            "bundle: kubernetes\napplications:\n  a:\n    charm: x\n    resources:\n"
+            "      img: [a, b]\n",
+            "a.resources.img has a list, not a single value",
+        ),
+        (
             "bundle: kubernetes\napplications:\n  a:\n    charm: x\n  b:\n    charm: y\n"
             "relations:\n- [a:db, b:db]\n- [b:db, a:db]\n",
             "relation ['b:db', 'a:db'] is defined more than once",
