@@ -59,6 +59,9 @@ async def bounded_look(probe: Callable[[], Awaitable[T]], seconds: float) -> T:
         done, _ = await asyncio.wait({task}, timeout=seconds)
     except BaseException:
         task.cancel()
+        # Its cleanup (killing the `juju` it started) ends before the stop goes on, as it
+        # did when the look ran in the caller's task.
+        await asyncio.wait({task}, timeout=CANCEL_WAIT)
         raise
     if task in done:
         return task.result()

@@ -22,7 +22,8 @@ async def _scale_back(lab: Lab, app: str, count: int, error: BaseException) -> N
     why = type(error).__name__ if isinstance(error, asyncio.CancelledError) else str(error)
     log.warning("scale-down-up of %s stopped (%s); scaling it back to %d", app, why, count)
     try:
-        await lab.juju.scale(app, count)
+        # Through `timed`: the bundle of the failed run shows the app was scaled back.
+        await timed(lab, f"scale {app} back to {count}", lambda: lab.juju.scale(app, count), why)
     except Exception as failed:  # the first failure is the one to report
         log.error(
             "could not scale %s back to %d (%s); run: juju scale-application %s %d",

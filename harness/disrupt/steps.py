@@ -128,10 +128,15 @@ def require_pod(pods: Mapping[str, PodIdentity], unit: str, lab: Lab) -> PodIden
 def describe_pods(pods: Collection[PodIdentity]) -> str:
     if not pods:
         return "no pods"
-    return ", ".join(
-        f"{p.name} uid={p.uid[:8]} {p.phase}{' ready' if pod_ready(p) else ' not ready'}"
-        for p in pods
-    )
+    return ", ".join(f"{p.name} uid={p.uid[:8]} {_pod_state(p)}" for p in pods)
+
+
+def _pod_state(pod: PodIdentity) -> str:
+    # A pod being deleted keeps its phase and ready containers while it lingers (a
+    # finalizer, a node gone): "Running not ready" would hide why the wait goes on.
+    if pod.deletion_timestamp is not None:
+        return f"terminating since {pod.deletion_timestamp}"
+    return f"{pod.phase}{' ready' if pod_ready(pod) else ' not ready'}"
 
 
 async def wait_all_replaced(

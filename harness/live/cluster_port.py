@@ -318,6 +318,13 @@ class LiveClusterPort:
             self._apis = self._load()
         return self._apis
 
+    async def _ready(self) -> KubeApis:
+        """The APIs, loaded off the loop: loading runs `sudo -n microk8s config` (up to 60 s,
+        twice), which would hold every task and a Ctrl-C's handling meanwhile."""
+        if self._apis is None:
+            self._apis = await asyncio.to_thread(self.apis)
+        return self._apis
+
     def _stream_fn(self) -> Callable[..., Any]:
         if self._stream is None:
             self._stream = _default_stream()
@@ -327,7 +334,7 @@ class LiveClusterPort:
         items: list[Any] = []
         for label in APP_LABELS:
             listing = await asyncio.to_thread(
-                self.apis().core.list_namespaced_pod,
+                (await self._ready()).core.list_namespaced_pod,
                 self._namespace,
                 label_selector=f"{label}={app}",
                 _request_timeout=REQUEST_TIMEOUT,
@@ -344,7 +351,7 @@ class LiveClusterPort:
 
     async def delete_pod(self, pod: str) -> None:
         await asyncio.to_thread(
-            self.apis().core.delete_namespaced_pod,
+            (await self._ready()).core.delete_namespaced_pod,
             pod,
             self._namespace,
             _request_timeout=REQUEST_TIMEOUT,
@@ -353,7 +360,7 @@ class LiveClusterPort:
     async def patch_pod_template(self, app: str, annotations: Mapping[str, str]) -> None:
         body = {"spec": {"template": {"metadata": {"annotations": dict(annotations)}}}}
         await asyncio.to_thread(
-            self.apis().apps.patch_namespaced_stateful_set,
+            (await self._ready()).apps.patch_namespaced_stateful_set,
             app,
             self._namespace,
             body,
@@ -363,6 +370,7 @@ class LiveClusterPort:
     async def exec(
         self, pod: str, container: str, argv: Sequence[str], *, timeout: float = EXEC_TIMEOUT
     ) -> ExecResult:
+        await self._ready()  # loaded before the exec's connect bound starts
         return await off_loop(
             lambda opened: self._exec(pod, container, argv, timeout, False, opened),
             CONNECT_TIMEOUT,
@@ -459,6 +467,7 @@ class LiveClusterPort:
                 "the container on the live backend",
                 "use signal TERM live, or the twin (--backend twin) for KILL and OOM",
             )
+        await self._ready()
         result = await off_loop(
             lambda opened: self._exec(pod, container, KILL_PID1, 60.0, True, opened),
             CONNECT_TIMEOUT,
@@ -477,7 +486,7 @@ class LiveClusterPort:
     async def server_version(self) -> str | None:
         try:
             info = await asyncio.to_thread(
-                self.apis().version.get_code, _request_timeout=REQUEST_TIMEOUT
+                (await self._ready()).version.get_code, _request_timeout=REQUEST_TIMEOUT
             )
         except Exception as error:  # a version is evidence, never a reason to fail a run
             log.warning("Kubernetes version unknown: %s", error)

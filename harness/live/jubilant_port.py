@@ -21,13 +21,14 @@ the call is cancelled.
 from __future__ import annotations
 
 import asyncio
+import errno
 import importlib.metadata
 import itertools
 import logging
 import os
 import re
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn, TypeVar
 
 import jubilant
@@ -36,7 +37,13 @@ from harness.charm_assumes import refused_deploy
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm, refresh_refusal
-from harness.live.process import KILL_WAIT, ProcessTimeout, kill_pids, running_children
+from harness.live.process import (
+    KILL_WAIT,
+    ProcessTimeout,
+    argument_too_long,
+    kill_pids,
+    running_children,
+)
 from harness.ports import AppSpec, Clock
 
 log = logging.getLogger(__name__)
@@ -85,6 +92,17 @@ class _NoLibjuju:
             f"the jubilant driver has no libjuju Model (Model.{name} was used): "
             "JubilantJujuPort must override the method that used it"
         )
+
+
+def _as_arguments(values: Sequence[object]) -> list[str]:
+    """A call's arguments as jubilant puts them on the command line (a mapping as k=v)."""
+    words: list[str] = []
+    for value in values:
+        if isinstance(value, Mapping):
+            words.extend(f"{k}={v}" for k, v in value.items())
+        elif isinstance(value, str):
+            words.append(value)
+    return words
 
 
 def _is_snap(binary: str) -> bool:
@@ -162,6 +180,12 @@ class JubilantJujuPort(LiveJujuPort):
             ) from None
         except asyncio.CancelledError:
             await self._stop(work, before)
+            raise
+        except OSError as error:  # after TimeoutError, which is one
+            if error.errno == errno.E2BIG:  # jubilant passes config values as arguments
+                name = getattr(method, "__name__", "call")
+                words = _as_arguments((*args, *kwargs.values()))
+                raise argument_too_long([str(self.juju.cli_binary), name, *words]) from None
             raise
 
     async def _stop(self, work: asyncio.Future[Any], before: set[int]) -> tuple[str, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shlex
 import signal
@@ -17,6 +18,9 @@ from harness.errors import HarnessError
 NOT_FOUND = 127  # what a shell returns for a missing command
 TERM_WAIT = 5.0  # seconds a command has to end on SIGTERM before it gets SIGKILL
 KILL_WAIT = 10.0  # seconds to reap a killed process (SIGKILL cannot be ignored)
+# Linux refuses a single argument longer than this (32 pages) with E2BIG, whatever ARG_MAX
+# is (execve(2), "Limits on size of arguments and environment").
+MAX_ARG_STRLEN = 131072
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,23 @@ class ProcessTimeout(HarnessError):
             f"`{shlex.join(argv)}` did not finish within {timeout:.0f}s",
             "check that the controller and the cluster respond",
         )
+
+
+def argument_too_long(argv: Sequence[str]) -> HarnessError:
+    """One line for E2BIG: which command, its longest argument, and the way round it."""
+    shown = [Path(argv[0]).name] if argv else []
+    for arg in argv[1:]:
+        if len(arg) > 40:
+            shown.append("...")
+            break
+        shown.append(arg)
+    longest = max((len(a.encode("utf-8", "surrogateescape")) for a in argv), default=0)
+    return HarnessError(
+        f"`{shlex.join(shown)}` cannot be run: an argument of {longest} bytes is over "
+        f"Linux's limit of {MAX_ARG_STRLEN} bytes per argument (execve: E2BIG)",
+        "shorten the value; a long config value goes through Juju's API with "
+        "--juju-driver libjuju",
+    )
 
 
 class ProcessRunner(Protocol):
@@ -73,6 +94,10 @@ async def run_process(
         )
     except FileNotFoundError:
         return Completed(tuple(argv), NOT_FOUND, "", f"{argv[0]}: command not found")
+    except OSError as error:
+        if error.errno == errno.E2BIG:
+            raise argument_too_long(argv) from None
+        raise
     try:
         out, err = await asyncio.wait_for(proc.communicate(), timeout)
     except asyncio.TimeoutError:

@@ -19,6 +19,7 @@ from harness.disrupt.base import NAMES, Target
 from harness.disrupt.charm_pod_spec_change import OPTION
 from harness.disrupt.pod_spec_change import ANNOTATION
 from harness.disrupt.scale_down_up import ScaleDownUp
+from harness.disrupt.steps import keeping_steps
 from harness.errors import HarnessError, UnknownName, WaitTimeout
 from harness.live.signals import Interrupted
 from harness.observations import Step
@@ -142,6 +143,28 @@ async def test_pod_delete_that_never_comes_back_times_out_with_the_pods_seen() -
             make_lab(juju, cluster, clock=clock), Target("probe", ("probe/0",))
         )
     assert "probe-0 uid=uid-0" in raised.value.last_seen
+
+
+async def test_a_pod_that_lingers_terminating_is_named_so_when_the_wait_times_out() -> None:
+    # A pod held by a finalizer or a node that went away keeps phase Running and ready
+    # containers for as long as it lingers: the timeout must say it is terminating.
+    juju, cluster, clock = probe_lab()
+    lingering = replace(
+        cluster.pods_of["probe"][0], deletion_timestamp="2026-01-01T10:00:00+00:00"
+    )
+
+    async def linger(name: str) -> None:
+        cluster.deleted.append(name)
+        cluster.pods_of["probe"][0] = lingering
+
+    cluster.delete_pod = linger  # type: ignore[method-assign]
+    with pytest.raises(WaitTimeout) as raised:
+        await get("pod-delete").apply(
+            make_lab(juju, cluster, clock=clock), Target("probe", ("probe/0",))
+        )
+    assert (
+        "probe-0 uid=uid-0 terminating since 2026-01-01T10:00:00+00:00" in raised.value.last_seen
+    )
 
 
 # --- node-restart ----------------------------------------------------------------------------
@@ -418,12 +441,19 @@ async def test_scale_down_up_whose_units_never_go_scales_back_before_it_fails() 
         replace(s, workload="error", workload_message='hook failed: "stop"')
         for s in juju.statuses_of
     ]
-    with pytest.raises(WaitTimeout, match="probe at 0 units"):
+    with keeping_steps() as kept, pytest.raises(WaitTimeout, match="probe at 0 units"):
         await ScaleDownUp(timeout=120).apply(make_lab(juju, cluster, clock=clock), Target("probe"))
     assert [c for c in juju.calls if c[0] == "scale"] == [
         ("scale", "probe", 0),
         ("scale", "probe", 2),
     ]
+    # What the bundle of the failed run shows: down, the wait that failed, back up.
+    assert [s.name for s in kept] == [
+        "scale probe to 0",
+        "wait for every probe unit and pod to go",
+        "scale probe back to 2",
+    ]
+    assert kept[1].detail.startswith("failed: timed out after 120s")
 
 
 async def test_scale_down_up_cancelled_while_at_zero_scales_back_and_stops() -> None:

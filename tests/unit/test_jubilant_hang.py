@@ -153,3 +153,17 @@ def port_is_stopping(call: asyncio.Future[object]) -> bool:
             return True
         frame = getattr(frame, "cr_await", None)
     return False
+
+
+async def test_a_config_value_over_the_kernels_argument_limit_is_one_line(
+    tmp_path: Path,
+) -> None:
+    # jubilant passes config as `--config k=v` / `k=v` arguments (Juju.deploy, Juju.config):
+    # a value over Linux's 131072 bytes per argument fails execve with E2BIG.
+    port = port_on(fake_juju(tmp_path, "exit 0"), 10.0)
+    with pytest.raises(HarnessError) as raised:
+        await asyncio.wait_for(port.set_config("grafana", {"dashboards": "x" * 200_000}), GUARD)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert "131072" in message
+    assert "--juju-driver libjuju" in message

@@ -506,3 +506,22 @@ async def test_the_client_is_loaded_lazily_once() -> None:
     await cluster.pods("probe")
     await cluster.pods("probe")
     assert loads == [1]
+
+
+async def test_loading_the_kubeconfig_does_not_hold_the_event_loop() -> None:
+    # The first call loads the kubeconfig through `sudo -n microk8s config` (up to 60 s,
+    # twice): on the loop's thread, a Ctrl-C or any other task waited for it.
+    kube = apis()
+    kube.core.list_namespaced_pod.return_value = k8s.V1PodList(items=[])
+    other_task_ran = threading.Event()
+
+    def load() -> KubeApis:
+        assert other_task_ran.wait(5), "the event loop was held while the kubeconfig loaded"
+        return kube
+
+    async def other_task() -> None:
+        other_task_ran.set()
+
+    cluster = LiveClusterPort(NS, load=load)
+    found, _ = await asyncio.wait_for(asyncio.gather(cluster.pods("probe"), other_task()), 10)
+    assert found == ()

@@ -19,6 +19,7 @@ import pytest
 from pytest_operator.plugin import OpsTest
 from started_processes import POLL, StartedProcesses, alive, fake_juju
 
+from harness.errors import HarnessError
 from harness.live import process
 from harness.live.juju_cli import JujuCLI, OpsTestJuju
 from harness.live.process import ProcessTimeout, run_process
@@ -149,3 +150,20 @@ async def test_a_command_that_ignores_sigterm_is_killed_after_a_grace(
     juju = started.one(str(script))
     assert juju.returncode == -signal.SIGKILL
     assert not alive(juju.pid)
+
+
+# Linux refuses one argument over MAX_ARG_STRLEN (32 pages: 131072 bytes) with E2BIG
+# (execve(2)), whatever ARG_MAX is: a bundle option read from a file (include-file://, a
+# dashboard or a rules file) can be that long.
+TOO_LONG = "x" * 200_000
+
+
+async def test_an_argument_over_the_kernels_limit_is_one_line_naming_it(tmp_path: Path) -> None:
+    script = fake_juju(tmp_path, "exit 0")
+    with pytest.raises(HarnessError) as raised:
+        await run_process([str(script), "config", "grafana", f"dashboards={TOO_LONG}"])
+    message = str(raised.value)
+    assert "\n" not in message
+    assert "`juju config grafana" in message
+    assert "200011 bytes" in message  # the longest argument
+    assert "131072" in message

@@ -222,3 +222,28 @@ async def test_a_controller_whose_k8s_proxy_is_not_up_yet_is_waited_for(stderr: 
     down = JujuCLIError(("status", "--format", "json"), 1, "", stderr)
     waited = await wait_for("juju status", flaky([down, down]), bool, timeout=600, clock=clock)
     assert waited.attempts == 3
+
+
+async def test_a_cancelled_look_has_cleaned_up_before_the_cancel_goes_on() -> None:
+    # A look running `juju` kills it when cancelled (run_process): a Ctrl-C must not leave
+    # that kill for later, after the run has written its bundle and moved on.
+    clock = FakeClock()
+    started = asyncio.Event()
+    cleaned: list[str] = []
+
+    async def probe() -> str:
+        started.set()
+        try:
+            return await never_answers()
+        except asyncio.CancelledError:
+            for _ in range(3):  # a kill and a reap take a few turns of the loop
+                await asyncio.sleep(0)
+            cleaned.append("juju killed")
+            raise
+
+    wait = asyncio.ensure_future(wait_for("x", probe, bool, timeout=600, clock=clock))
+    await started.wait()
+    wait.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await wait
+    assert cleaned == ["juju killed"]
