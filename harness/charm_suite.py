@@ -108,6 +108,8 @@ class BundleDeployment:
         self.stack, _ = self._prepare("pod-delete")
         self._runs: dict[str, RunResult] = {}
         self._folders: dict[str, Path] = {}
+        # Where a failed deploy's bundle went (a fallback folder when the usual one refused).
+        self.deploy_evidence: Path | None = None
 
     def _prepare(self, disruption: str) -> tuple[Stack, Any]:
         return prepare(
@@ -134,6 +136,7 @@ class BundleDeployment:
             )
             bundle = user_bundle(self.stack, self.spec.app, self.ran_by)
             folder = write_deploy_evidence(replace(evidence, bundle=bundle), self.evidence_dir)
+            self.deploy_evidence = folder
             log.error("deploying bundle %s failed; evidence: %s", self.bundle.path.name, folder)
             raise
 

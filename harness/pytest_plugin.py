@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -232,20 +232,10 @@ def stack(
         else:
             ops_test = request.getfixturevalue("ops_test")
             probe_charm = str(event_loop.run_until_complete(ops_test.build_charm(charm_dir)))
-    from harness.session import DEPLOY_FOLDER, Deployment
+    from harness.session import Deployment
 
     deployment = Deployment.for_options(lab, harness_options, probe_charm)
-    from harness.errors import HarnessError
-
-    report = deployment.evidence_dir / DEPLOY_FOLDER / "report.md"
-    try:
-        event_loop.run_until_complete(deployment.deploy())
-    except HarnessError as bad:  # Juju refused a charm, bad input: one line, and the evidence
-        raise pytest.fail.Exception(
-            f"deploying the stack failed: {bad}; evidence: {report}", pytrace=False
-        ) from None
-    except Exception as exc:
-        raise RuntimeError(f"deploying the stack failed; evidence: {report}") from exc
+    _deploy_or_fail(event_loop, deployment, "the stack")
     return deployment
 
 
@@ -292,7 +282,7 @@ def charm_deployment(
             workdir=tmp_path_factory.mktemp("twin"),
             evidence_root=root,
         )
-        _deploy_or_fail(event_loop, deployment.deploy())
+        _deploy_or_fail(event_loop, deployment, "the bundle")
         yield deployment
         return
     # The live model is the ``lab`` fixture's (pytest-jubilant's ``juju`` or ops_test).
@@ -303,18 +293,29 @@ def charm_deployment(
         raise pytest.fail.Exception(str(bad), pytrace=False) from None
     packed = event_loop.run_until_complete(packer())
     deployment = charm_suite.live_deployment(charm_stack, live, packed, evidence_root=root)
-    _deploy_or_fail(event_loop, deployment.deploy())
+    _deploy_or_fail(event_loop, deployment, "the bundle")
     yield deployment
 
 
-def _deploy_or_fail(loop: asyncio.AbstractEventLoop, deploy: Coroutine[Any, Any, Any]) -> None:
-    """Deploy; a HarnessError (Juju refused a charm, bad input) fails as its one line."""
+def _deploy_or_fail(
+    loop: asyncio.AbstractEventLoop, deployment: Deployment | BundleDeployment, what: str
+) -> None:
+    """Deploy; a failure names the bundle the deploy wrote (where it really went), and a
+    HarnessError (Juju refused a charm, bad input) fails as its one line."""
     from harness.errors import HarnessError
+    from harness.session import DEPLOY_FOLDER
 
+    usual = deployment.evidence_dir / DEPLOY_FOLDER
     try:
-        loop.run_until_complete(deploy)
+        loop.run_until_complete(deployment.deploy())
     except HarnessError as bad:
-        raise pytest.fail.Exception(f"deploying the bundle failed: {bad}", pytrace=False) from None
+        report = (deployment.deploy_evidence or usual) / "report.md"
+        raise pytest.fail.Exception(
+            f"deploying {what} failed: {bad}; evidence: {report}", pytrace=False
+        ) from None
+    except Exception as exc:
+        report = (deployment.deploy_evidence or usual) / "report.md"
+        raise RuntimeError(f"deploying {what} failed; evidence: {report}") from exc
 
 
 @pytest.fixture

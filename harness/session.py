@@ -31,6 +31,8 @@ class Deployment:
         self.juju_version = juju_version
         self._runs: dict[str, RunResult] = {}
         self._folders: dict[str, Path] = {}
+        # Where a failed deploy's bundle went (a fallback folder when the usual one refused).
+        self.deploy_evidence: Path | None = None
 
     @classmethod
     def for_options(cls, lab: Lab, options: HarnessOptions, probe_charm: str) -> Deployment:
@@ -47,6 +49,7 @@ class Deployment:
             await deploy_stack(self.lab, self.stack)
         except BaseException as exc:
             folder = write_deploy_evidence(self._deploy_evidence(one_line(exc)), self.evidence_dir)
+            self.deploy_evidence = folder
             log.error("deploying the stack failed; evidence: %s", folder)
             raise
 

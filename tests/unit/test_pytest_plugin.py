@@ -304,16 +304,23 @@ def test_a_charm_its_juju_would_refuse_is_one_line_not_a_traceback(
             await charm_disrupt("pod-delete")
         """
     )
+    # --show-capture=no: the failure's own line names the bundle, not only the captured log.
     result = pytester.runpytest(
         "--backend", "twin", "--juju-version", "3.4", "-p", "asyncio",
         "-o", "asyncio_mode=auto", "--evidence-dir", str(pytester.path / "ev"),
+        "--show-capture=no",
     )  # fmt: skip
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*SIMULATED: Juju 3.4.0 would refuse to deploy demo-config*"])
     import re
 
     assert not re.search(r"\.py:\d+: in ", result.stdout.str()), "a traceback was printed"
-    result.stdout.fnmatch_lines(["*evidence: *deploy"])  # the failed deploy's bundle is named
+    named = re.search(
+        r"would refuse to deploy demo-config.*; evidence: (\S+)", result.stdout.str()
+    )
+    assert named, "the failure does not name the failed deploy's bundle"
+    assert named[1].endswith("report.md"), named[1]
+    assert Path(named[1]).is_file(), named[1]
 
 
 def test_a_stack_deploy_juju_refuses_is_one_line_with_its_evidence(
