@@ -116,18 +116,7 @@ def test_a_failing_charm_disruption_test_points_at_its_report(pytester: pytest.P
     from pathlib import Path
 
     example = Path(__file__).parents[2] / "examples" / "charm-repo"
-    pytester.makeconftest(
-        f"""
-        import pytest
-        from pathlib import Path
-        from harness.charm_suite import CharmStack
-
-        @pytest.fixture(scope="module")
-        def charm_stack():
-            root = Path({str(example)!r})
-            return CharmStack(bundle=root / "bundle.yaml", app="demo", source=root)
-        """
-    )
+    _charm_stack_conftest(pytester, example)
     pytester.makepyfile(
         """
         async def test_pod_delete_keeps_the_pod(charm_disrupt):
@@ -286,18 +275,7 @@ def test_a_charm_its_juju_would_refuse_is_one_line_not_a_traceback(
     shutil.copytree(example, root, ignore=shutil.ignore_patterns("__pycache__", "tests"))
     charmcraft = root / "charmcraft.yaml"
     charmcraft.write_text(charmcraft.read_text() + "assumes:\n  - juju >= 3.6\n")
-    pytester.makeconftest(
-        f"""
-        import pytest
-        from pathlib import Path
-        from harness.charm_suite import CharmStack
-
-        @pytest.fixture(scope="module")
-        def charm_stack():
-            root = Path({str(root)!r})
-            return CharmStack(bundle=root / "bundle.yaml", app="demo", source=root)
-        """
-    )
+    _charm_stack_conftest(pytester, root)
     pytester.makepyfile(
         """
         async def test_pod_delete(charm_disrupt):
@@ -365,3 +343,19 @@ def test_a_stack_deploy_juju_refuses_is_one_line_with_its_evidence(
     import re
 
     assert not re.search(r"\.py:\d+: in ", result.stdout.str()), "a traceback was printed"
+
+
+def _charm_stack_conftest(pytester: pytest.Pytester, root: object) -> None:
+    """A conftest whose charm_stack is the charm at ``root`` (as examples/charm-repo has it)."""
+    pytester.makeconftest(
+        f"""
+        import pytest
+        from pathlib import Path
+        from harness.charm_suite import CharmStack
+
+        @pytest.fixture(scope="module")
+        def charm_stack():
+            root = Path({str(root)!r})
+            return CharmStack(bundle=root / "bundle.yaml", app="demo", source=root)
+        """
+    )
