@@ -305,16 +305,16 @@ def _deploy_or_fail(
     from harness.errors import HarnessError
     from harness.session import DEPLOY_FOLDER
 
-    usual = deployment.evidence_dir / DEPLOY_FOLDER
     try:
         loop.run_until_complete(deployment.deploy())
-    except HarnessError as bad:
-        report = (deployment.deploy_evidence or usual) / "report.md"
-        raise pytest.fail.Exception(
-            f"deploying {what} failed: {bad}; evidence: {report}", pytrace=False
-        ) from None
     except Exception as exc:
-        report = (deployment.deploy_evidence or usual) / "report.md"
+        # Known once the deploy has written it (a fallback folder when the usual refused).
+        folder = deployment.deploy_evidence or deployment.evidence_dir / DEPLOY_FOLDER
+        report = folder / "report.md"
+        if isinstance(exc, HarnessError):
+            raise pytest.fail.Exception(
+                f"deploying {what} failed: {exc}; evidence: {report}", pytrace=False
+            ) from None
         raise RuntimeError(f"deploying {what} failed; evidence: {report}") from exc
 
 

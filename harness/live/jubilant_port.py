@@ -33,10 +33,15 @@ from typing import Any, NoReturn, TypeVar
 
 import jubilant
 
-from harness.charm_assumes import refused_deploy
 from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
-from harness.live.juju_port import LiveJujuPort, _absolute, is_local_charm, refresh_refusal
+from harness.live.juju_port import (
+    LiveJujuPort,
+    _absolute,
+    deploy_refusal,
+    is_local_charm,
+    refresh_refusal,
+)
 from harness.live.process import (
     KILL_WAIT,
     ProcessTimeout,
@@ -237,35 +242,25 @@ class JubilantJujuPort(LiveJujuPort):
         # jubilant reads a charm as a local file only when it starts with "/" or ".".
         charm = _absolute(spec.charm) if local else spec.charm
         log.info("deploy %s as %s", charm, spec.app)
-        try:
-            await self._deploy(charm, spec)
-        except JujuCLIError as error:
-            message = f"{error.stderr}\n{error.stdout}"
-            refused = refused_deploy(spec.app, spec.charm, spec.channel, spec.revision, message)
-            if refused is None:
-                raise
-            raise refused from None
-
-    async def _deploy(self, charm: str, spec: AppSpec) -> None:
-        local = is_local_charm(spec.charm)
-        await self._call(
-            self.juju.deploy,
-            charm,
-            spec.app,
-            base=spec.base,
-            channel=None if local else spec.channel,
-            config=dict(spec.config) or None,
-            num_units=spec.units,
-            resources=dict(spec.resources) or None,
-            trust=spec.trust,
-            revision=None if local else spec.revision,
-            # jubilant takes constraints as a mapping ("arch=amd64 mem=2G" -> two keys).
-            constraints=dict(
-                item.split("=", 1) for item in (spec.constraints or "").split() if "=" in item
+        with deploy_refusal(spec):
+            await self._call(
+                self.juju.deploy,
+                charm,
+                spec.app,
+                base=spec.base,
+                channel=None if local else spec.channel,
+                config=dict(spec.config) or None,
+                num_units=spec.units,
+                resources=dict(spec.resources) or None,
+                trust=spec.trust,
+                revision=None if local else spec.revision,
+                # jubilant takes constraints as a mapping ("arch=amd64 mem=2G" -> two keys).
+                constraints=dict(
+                    item.split("=", 1) for item in (spec.constraints or "").split() if "=" in item
+                )
+                or None,
+                storage=dict(spec.storage) or None,
             )
-            or None,
-            storage=dict(spec.storage) or None,
-        )
 
     async def _refuse_charm_directory(self, charm: str) -> None:
         """A HarnessError when ``charm`` is a directory that this juju cannot be given.

@@ -250,13 +250,8 @@ class LiveJujuPort:
                 kwargs["base"] = spec.base
         charm = _absolute(spec.charm) if local else spec.charm
         log.info("deploy %s as %s", charm, spec.app)
-        try:
+        with deploy_refusal(spec):
             await self.model.deploy(charm, **kwargs)
-        except Exception as error:  # libjuju's JujuError, imported only with libjuju
-            refused = refused_deploy(spec.app, spec.charm, spec.channel, spec.revision, str(error))
-            if refused is None:
-                raise
-            raise refused from None
 
     async def integrate(self, endpoint_a: str, endpoint_b: str) -> None:
         # libjuju 3 has Model.integrate; 2.9 only add_relation.
@@ -613,6 +608,28 @@ class LiveJujuPort:
             await self.cli.run("model-config", "--reset", "logging-config")
 
 
+def _error_text(error: Exception) -> str:
+    """All Juju said: a CLI error's whole output (its message keeps only the last line)."""
+    if isinstance(error, JujuCLIError):
+        return f"{error.stderr}\n{error.stdout}"
+    return str(error)
+
+
+@contextlib.contextmanager
+def deploy_refusal(spec: AppSpec) -> Iterator[None]:
+    """Juju refusing ``spec``'s charm for its assumes is one line with its reasons, from
+    either driver: libjuju's JujuError (imported only with libjuju) or the CLI's error."""
+    try:
+        yield
+    except Exception as error:
+        refused = refused_deploy(
+            spec.app, spec.charm, spec.channel, spec.revision, _error_text(error)
+        )
+        if refused is None:
+            raise
+        raise refused from None
+
+
 @contextlib.contextmanager
 def refresh_refusal(app: str, path: str | None, channel: str | None) -> Iterator[None]:
     """Juju refusing a refresh for the charm's assumes is one line with its reasons: the
@@ -620,8 +637,7 @@ def refresh_refusal(app: str, path: str | None, channel: str | None) -> Iterator
     try:
         yield
     except JujuCLIError as error:
-        target = path or channel or "its charm"
-        refused = refused_refresh(app, target, f"{error.stderr}\n{error.stdout}")
+        refused = refused_refresh(app, path or channel or "its charm", _error_text(error))
         if refused is None:
             raise
         raise refused from None
