@@ -23,14 +23,14 @@ from harness.bundle_stack import (
     read_metas,
 )
 from harness.charm_meta import CharmMeta, read_charmhub
-from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.common.errors import EnvironmentUnavailable, HarnessError
+from harness.common.versions import JujuVersion
 from harness.run import RunResult, plan
 from harness.scenarios import Scenario
 from harness.stack import Stack
-from harness.versions import JujuVersion
 
 if TYPE_CHECKING:
-    from harness.interrupt import Interruption
+    from harness.common.interrupt import Interruption
 
 # Metadata on a dry run: unreadable metadata is a note in the plan, not a refusal.
 UNCHECKED = "# metadata of {app} not read ({why}): its --watch layers and endpoints are unchecked"

@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import HarnessError, UnknownName, choose_one_of
+from harness.common.errors import HarnessError, UnknownName, choose_one_of
 from harness.ports import AppSpec
 
 KUBERNETES = "kubernetes"

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 
 _FEATURE = re.compile(r"^([a-z][a-z0-9-]*?[a-z0-9]+)\s*(?:(>=|<)\s*(\S+))?$")
 _NUMBER = re.compile(r"^(\d+)(?:\.(\d+))?(?:(?:\.|-([a-z]+))(\d+))?(?:\.(\d+))?$")

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.common.errors import EnvironmentUnavailable, HarnessError
 
 CHARMHUB_URL = "https://api.charmhub.io"
 # The charm container is always there; Juju mounts the charm-data EmptyDir at /var/lib/juju.

@@ -32,8 +32,8 @@ from harness.bundle_stack import (
     read_metas,
 )
 from harness.charm_meta import CharmMeta
+from harness.common.errors import HarnessError
 from harness.deploy import deploy_stack, mark_stack
-from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence
 from harness.evidence.folders import session_folder
 from harness.ports import Lab

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from harness.findings import Check, Finding
-from harness.observations import Databag, JournalEntry, PodIdentity, Snapshot
+from harness.common.findings import Check, Finding
+from harness.common.observations import Databag, JournalEntry, PodIdentity, Snapshot
 from harness.run import RunResult
 
 

@@ -21,12 +21,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
-from harness.errors import EnvironmentUnavailable, HarnessError, unknown
-from harness.versions import JujuVersion
+from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
+from harness.common.versions import JujuVersion
 
 if TYPE_CHECKING:
     from harness.bundle_run import BundleRun
-    from harness.interrupt import Interruption
+    from harness.common.interrupt import Interruption
     from harness.run import RunResult
     from harness.scenarios import Scenario
     from harness.stack import Stack
@@ -263,9 +263,9 @@ def _refuse_a_scenario(name: str, juju: str) -> None:
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
+    from harness.common.observations import HookRecord
     from harness.evidence.svg import render_timeline_svg
     from harness.evidence.timeline_text import render_markdown, write_json, write_text
-    from harness.observations import HookRecord
     from harness.observe.debug_log import rows, unit_from_entity
 
     only = _normal_unit(args.unit) if args.unit else None
@@ -522,8 +522,8 @@ def _unfinished_bundle(
     signal_name: str | None = None,
 ) -> None:
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
+    from harness.common.interrupt import describe
     from harness.evidence.bundle import Evidence, write_bundle
-    from harness.interrupt import describe
     from harness.run import deploy_commands, one_line, portable_commands, user_bundle
 
     interrupted = isinstance(exc, KeyboardInterrupt)
@@ -635,7 +635,7 @@ def _execute(
     start: Callable[[Interruption], Coroutine[Any, Any, RunResult]],
 ) -> int:
     """Run under an interruption handler; a run that stops early still leaves its bundle."""
-    from harness.interrupt import Interruption, RunInterrupted
+    from harness.common.interrupt import Interruption, RunInterrupted
 
     interruption = Interruption()
     try:

@@ -35,8 +35,8 @@ from datetime import datetime, timezone
 from typing import Literal
 
 from harness.catalogue.model import Layer
-from harness.evidence.times import parse_instant
-from harness.observations import ABSENT, FileState
+from harness.common.observations import ABSENT, FileState
+from harness.common.times import parse_instant
 
 Outcome = Literal["kept", "lost", "undetermined"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.catalogue.model import Expectation
-from harness.findings import Finding, Verdict
-from harness.observations import JournalEntry, Snapshot
+from harness.common.findings import Finding, Verdict
+from harness.common.observations import JournalEntry, Snapshot
 
 JUDGED_ON = {
     "charm-dir": "the probe's charm-dir incarnation id (kept in the charm directory on the "

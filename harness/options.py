@@ -34,8 +34,8 @@ class HarnessOptions:
 
     def usage_problem(self, require_live: bool) -> str | None:
         """One line naming a bad option and its fix, or None: checked before any test runs."""
-        from harness.errors import HarnessError
-        from harness.versions import JujuVersion
+        from harness.common.errors import HarnessError
+        from harness.common.versions import JujuVersion
 
         if require_live and self.backend != "live":
             return f"--require-live needs --backend live (the backend is {self.backend})"

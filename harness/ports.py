@@ -1,7 +1,7 @@
 """The ports a scenario drives. The live backend and the twin implement the same ones.
 
 Everything is async because python-libjuju and pytest-operator are. Methods return the
-frozen values of ``harness.observations``; raw JSON never crosses a port.
+frozen values of ``harness.common.observations``; raw JSON never crosses a port.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-from harness.observations import Databag, FileState, PodIdentity, UnitStatus
-from harness.versions import Versions
+from harness.common.observations import Databag, FileState, PodIdentity, UnitStatus
+from harness.common.versions import Versions
 
 Backend = Literal["live", "twin"]
 

@@ -155,7 +155,7 @@ def _fixture_or_none(request: pytest.FixtureRequest) -> Callable[[str], object |
 
 @pytest.fixture(scope="module")
 def harness_options(request: pytest.FixtureRequest) -> HarnessOptions:
-    from harness.errors import HarnessError
+    from harness.common.errors import HarnessError
     from harness.evidence.folders import check_evidence_root
 
     options = HarnessOptions.from_config(request.config)
@@ -183,7 +183,7 @@ def lab(
             workdir=tmp_path_factory.mktemp("twin"),
         )
         return
-    from harness.errors import EnvironmentUnavailable
+    from harness.common.errors import EnvironmentUnavailable
     from harness.live.lab import close_lab, open_lab, pytest_live_lab
 
     keep = bool(request.config.getoption("--keep-models", default=False))
@@ -272,7 +272,7 @@ def charm_deployment(
 ) -> Iterator[BundleDeployment]:
     """The charm_stack's bundle, deployed once per module (live, or SIMULATED on the twin)."""
     from harness import charm_suite
-    from harness.errors import HarnessError
+    from harness.common.errors import HarnessError
 
     root = harness_options.evidence_dir / request.module.__name__.rpartition(".")[2]
     if harness_options.backend == "twin":
@@ -302,7 +302,7 @@ def _deploy_or_fail(
 ) -> None:
     """Deploy; a failure names the bundle the deploy wrote (where it really went), and a
     HarnessError (Juju refused a charm, bad input) fails as its one line."""
-    from harness.errors import HarnessError
+    from harness.common.errors import HarnessError
     from harness.session import DEPLOY_FOLDER
 
     try:

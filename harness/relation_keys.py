@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.catalogue.model import Source
-from harness.versions import JujuVersion
+from harness.common.versions import JujuVersion
 
 INGRESS = "ingress-address"
 EGRESS = "egress-subnets"

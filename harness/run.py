@@ -17,20 +17,20 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.common.errors import HarnessError
+from harness.common.findings import Finding
+from harness.common.interrupt import Interruption, RunInterrupted, describe
+from harness.common.observations import HookRecord, JournalEntry, Snapshot, Step
+from harness.common.times import duration, format_duration, parse_instant, seconds_of_day
+from harness.common.versions import JujuVersion, Versions
 from harness.disrupt.base import Disruption, Target
-from harness.errors import HarnessError
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.folders import fallback_folder, folder_for_new_bundle
-from harness.evidence.times import duration, format_duration, parse_instant, seconds_of_day
 from harness.evidence.user_bundle import UserBundle
-from harness.findings import Finding
-from harness.interrupt import Interruption, RunInterrupted, describe
 from harness.live.signals import Interrupted
-from harness.observations import HookRecord, JournalEntry, Snapshot, Step
 from harness.ports import Lab
 from harness.scenarios import Scenario
 from harness.stack import Stack, WatchedPath
-from harness.versions import JujuVersion, Versions
 
 if TYPE_CHECKING:
     from harness.catalogue.model import Expectation
@@ -535,7 +535,7 @@ async def collect_log_hooks(
         )
     recorded = dict(versions.model_config).get("logging-config")
     if lab.backend == "live" and recorded is not None:
-        from harness.logging_config import config_value, ops_lines_note
+        from harness.common.logging_config import config_value, ops_lines_note
 
         note = ops_lines_note(config_value(recorded))
         if note is not None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from harness.common.errors import unknown
 from harness.disrupt.base import Target
-from harness.errors import unknown
 from harness.stack import PROBE, ROUTER
 
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from harness.observations import HookRecord, PodIdentity, Step, UnitStatus
+from harness.common.observations import HookRecord, PodIdentity, Step, UnitStatus
 from harness.ports import Lab
 from harness.waiting import wait_for
 

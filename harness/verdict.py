@@ -8,7 +8,7 @@ and the hook records inside the disruption window, and returns findings for
 - ``file``: each watched path per container per unit, against the survival expected for
   the filesystem layer it lives in;
 - ``relation``: each databag (by ``Databag.key``), kept or lost/changed; secret-looking
-  fields are compared by digest and never shown in cleartext (``harness.redact``);
+  fields are compared by digest and never shown in cleartext (``harness.common.redact``);
 - ``pod-identity``: each unit's pod uid (new/same), restart counts and unit identity;
 - known bugs attached to the expectation (``judge_known_bug``): ``known-bug`` while Juju
   still does what the reporter did not want.
@@ -27,10 +27,9 @@ from dataclasses import dataclass, field, replace
 
 from harness.catalogue.hooknames import HookName, Names, parse
 from harness.catalogue.model import Expectation, KnownBug, Layer, OptionalHook
-from harness.errors import HarnessError
-from harness.file_survival import JUDGED_ON, survival
-from harness.findings import Finding, Verdict
-from harness.observations import (
+from harness.common.errors import HarnessError
+from harness.common.findings import Finding, Verdict
+from harness.common.observations import (
     ABSENT,
     DIRECTORY,
     UNLISTED,
@@ -40,10 +39,11 @@ from harness.observations import (
     PodIdentity,
     Snapshot,
 )
-from harness.redact import comparable, redact, shown
+from harness.common.redact import comparable, redact, shown
+from harness.common.versions import JujuVersion
+from harness.file_survival import JUDGED_ON, survival
 from harness.relation_keys import unit_keys
 from harness.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
-from harness.versions import JujuVersion
 
 # Where the stack's judged paths live (``Stack.layers`` says the same for a whole stack);
 # callers add the probe's charm-dir and storage paths. /etc/mysqlrouter itself is not

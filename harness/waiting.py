@@ -27,7 +27,7 @@ from tenacity import (
     retry_if_result,
 )
 
-from harness.errors import WaitTimeout
+from harness.common.errors import WaitTimeout
 from harness.ports import Clock
 from harness.transient import is_transient
 

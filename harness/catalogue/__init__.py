@@ -74,8 +74,8 @@ from harness.catalogue.model import (
     Signal,
     Source,
 )
-from harness.errors import HarnessError, UnknownName, unknown
-from harness.versions import JujuVersion
+from harness.common.errors import HarnessError, UnknownName, unknown
+from harness.common.versions import JujuVersion
 
 DEFAULT_PATH = Path(__file__).with_name("catalogue.yaml")
 # The charm container's name in every sidecar pod (the agent's container).

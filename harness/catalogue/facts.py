@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from harness.catalogue.model import Expectation, OptionalHook, Source
-from harness.versions import JujuVersion
+from harness.common.versions import JujuVersion
 
 FACTS: tuple[str, ...] = (
     "termination_grace_seconds",

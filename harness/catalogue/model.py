@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness.catalogue.hooknames import HookName, Names, parse
-from harness.versions import JujuVersion
+from harness.common.versions import JujuVersion
 
 Layer = Literal["container-root", "charm-dir", "storage"]
 LAYERS: tuple[Layer, ...] = ("container-root", "charm-dir", "storage")

@@ -6,6 +6,7 @@ use the Lab's ports. Those that refresh a local charm need its path (``charm_pat
 
 from __future__ import annotations
 
+from harness.common.errors import unknown
 from harness.disrupt.base import NAMES, Disruption, Target
 from harness.disrupt.charm_pod_spec_change import CharmPodSpecChange
 from harness.disrupt.charm_refresh import CharmRefresh
@@ -15,7 +16,6 @@ from harness.disrupt.pod_delete import PodDelete
 from harness.disrupt.pod_spec_change import PodSpecChange
 from harness.disrupt.resource_refresh import ResourceRefresh
 from harness.disrupt.scale_down_up import ScaleDownUp
-from harness.errors import unknown
 
 CLASSES: dict[str, type[Disruption]] = {
     cls.name: cls

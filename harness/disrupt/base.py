@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
-from harness.observations import Step
+from harness.common.observations import Step
 from harness.ports import Lab
 
 # The kebab-case names used everywhere: CLI, catalogue keys, pytest ids, evidence.

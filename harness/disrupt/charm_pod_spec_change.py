@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 from typing import ClassVar
 
+from harness.common.errors import WaitTimeout
+from harness.common.observations import Step
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.pod_spec_change import token, zero_pods_moment
 from harness.disrupt.steps import (
@@ -19,8 +21,6 @@ from harness.disrupt.steps import (
     wait_all_replaced,
     waited_step,
 )
-from harness.errors import WaitTimeout
-from harness.observations import Step
 from harness.observe.debug_log import parse_lines
 from harness.observe.log_cursor import LogCursor
 from harness.ports import Lab

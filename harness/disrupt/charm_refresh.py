@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from harness.common.errors import HarnessError
+from harness.common.observations import Step
+from harness.common.versions import CharmVersion
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
@@ -20,10 +23,7 @@ from harness.disrupt.steps import (
     wait_all_replaced,
     waited_step,
 )
-from harness.errors import HarnessError
-from harness.observations import Step
 from harness.ports import Lab
-from harness.versions import CharmVersion
 
 NEEDS_PATH = "pass the probe's .charm file (--probe-charm PATH)"
 

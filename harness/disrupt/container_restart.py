@@ -15,6 +15,8 @@ from functools import partial
 from typing import ClassVar
 
 from harness.catalogue import normal_signal
+from harness.common.errors import HarnessError
+from harness.common.observations import PodIdentity, Step
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
@@ -26,8 +28,6 @@ from harness.disrupt.steps import (
     timed,
     waited_step,
 )
-from harness.errors import HarnessError
-from harness.observations import PodIdentity, Step
 from harness.ports import Lab
 from harness.waiting import Waited, wait_for
 

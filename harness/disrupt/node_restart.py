@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
+from harness.common.observations import Step
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import timed
 from harness.live.signals import (
@@ -20,7 +21,6 @@ from harness.live.signals import (
     forget_cancel,
     restore_on_signals,
 )
-from harness.observations import Step
 from harness.ports import Lab
 
 READY_TIMEOUT = 900.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import ClassVar
 
+from harness.common.observations import PodIdentity, Step
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
@@ -16,7 +17,6 @@ from harness.disrupt.steps import (
     timed,
     waited_step,
 )
-from harness.observations import PodIdentity, Step
 from harness.ports import Lab
 from harness.settle import pod_ready
 from harness.waiting import Waited, wait_for

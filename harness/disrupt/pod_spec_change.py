@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from harness.common.observations import Step
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
@@ -19,7 +20,6 @@ from harness.disrupt.steps import (
     wait_zero_running,
     waited_step,
 )
-from harness.observations import Step
 from harness.ports import Lab
 
 ANNOTATION = "lifecycle-harness/disrupted-at"

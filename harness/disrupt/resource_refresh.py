@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from harness.common.errors import HarnessError
+from harness.common.observations import Step
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
@@ -16,8 +18,6 @@ from harness.disrupt.steps import (
     wait_all_replaced,
     waited_step,
 )
-from harness.errors import HarnessError
-from harness.observations import Step
 from harness.ports import Lab
 
 

@@ -6,10 +6,10 @@ import asyncio
 import logging
 from typing import ClassVar
 
+from harness.common.errors import HarnessError
+from harness.common.observations import PodIdentity, Step
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import WAIT_TIMEOUT, describe_pods, timed, waited_step
-from harness.errors import HarnessError
-from harness.observations import PodIdentity, Step
 from harness.ports import Lab
 from harness.settle import pod_ready
 from harness.waiting import Waited, wait_for

@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
-from harness.errors import HarnessError, UnknownName
-from harness.observations import PodIdentity, Step
+from harness.common.errors import HarnessError, UnknownName
+from harness.common.observations import PodIdentity, Step
 from harness.ports import Lab
 from harness.settle import pod_ready
 from harness.waiting import Waited, wait_for

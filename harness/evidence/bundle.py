@@ -19,10 +19,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
-from harness.errors import HarnessError
-from harness.evidence.user_bundle import UserBundle
-from harness.findings import Check, Finding, Verdict
-from harness.observations import (
+from harness.common.errors import HarnessError
+from harness.common.findings import Check, Finding, Verdict
+from harness.common.observations import (
     ContainerStatus,
     Databag,
     FileState,
@@ -35,9 +34,10 @@ from harness.observations import (
     Step,
     UnitStatus,
 )
+from harness.common.redact import REDACTED_PREFIX, looks_secret, redacted
+from harness.common.versions import CharmVersion, Versions
+from harness.evidence.user_bundle import UserBundle
 from harness.ports import Backend
-from harness.redact import REDACTED_PREFIX, looks_secret, redacted
-from harness.versions import CharmVersion, Versions
 
 SCHEMA_VERSION = "1"
 BUNDLE_FILE = "bundle.json"

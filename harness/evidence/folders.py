@@ -14,7 +14,7 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 
 FALLBACK_ROOT = "repro-evidence"
 """The folder under the temporary directory that takes bundles nothing else could hold."""

@@ -12,13 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
+from harness.common.observations import ABSENT, FileState, Snapshot
+from harness.common.versions import JujuVersion
 from harness.evidence import markdown as md
 from harness.evidence.bundle import BUNDLE_FILE, Evidence, read_bundle
 from harness.file_survival import JUDGED_ON as WATCH_JUDGED_ON
 from harness.file_survival import unchanged
-from harness.observations import ABSENT, FileState, Snapshot
-from harness.versions import JujuVersion
 
 NONE_OBSERVED = "(none observed)"
 

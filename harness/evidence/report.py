@@ -9,12 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from harness.evidence import markdown as md
-from harness.evidence.bundle import Evidence
-from harness.evidence.times import duration, format_duration, parse_instant
-from harness.file_survival import changes, unchanged
-from harness.findings import Finding
-from harness.observations import (
+from harness.common.findings import Finding
+from harness.common.observations import (
     ABSENT,
     UNLISTED,
     Databag,
@@ -24,6 +20,10 @@ from harness.observations import (
     Snapshot,
     Step,
 )
+from harness.common.times import duration, format_duration, parse_instant
+from harness.evidence import markdown as md
+from harness.evidence.bundle import Evidence
+from harness.file_survival import changes, unchanged
 
 DETAIL_CHARS = 200
 

@@ -16,10 +16,10 @@ import math
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 
+from harness.common.observations import HookRecord, Step
+from harness.common.times import parse_instant, seconds_of_day
 from harness.evidence.bundle import Evidence
 from harness.evidence.markdown import visible
-from harness.evidence.times import parse_instant, seconds_of_day
-from harness.observations import HookRecord, Step
 
 SVG_NS = "http://www.w3.org/2000/svg"
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.live.cli_documents import as_int, as_mapping, as_text, excerpt, flatten
 from harness.ports import ActionResult
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 
 _NULLS = frozenset({"", "null", "~", "Null", "NULL"})
 

@@ -21,9 +21,9 @@ from typing import Any, TypeVar
 import yaml
 
 from harness.catalogue import normal_signal
-from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.common.errors import EnvironmentUnavailable, HarnessError
+from harness.common.observations import ABSENT, DIRECTORY, UNLISTED, FileState, PodIdentity
 from harness.live.parse import pod_identity, unit_for_pod
-from harness.observations import ABSENT, DIRECTORY, UNLISTED, FileState, PodIdentity
 from harness.ports import ExecResult
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,8 @@ import subprocess
 from collections.abc import Sequence
 from typing import Literal
 
-from harness.errors import HarnessError
-from harness.versions import JujuVersion
+from harness.common.errors import HarnessError
+from harness.common.versions import JujuVersion
 
 Driver = Literal["libjuju", "jubilant"]
 DRIVER_CHOICES = ("auto", "libjuju", "jubilant")

@@ -33,7 +33,7 @@ from typing import Any, NoReturn, TypeVar
 
 import jubilant
 
-from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
+from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
 from harness.live.juju_port import (
     LiveJujuPort,

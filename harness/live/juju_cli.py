@@ -17,9 +17,9 @@ from typing import Any, Protocol
 
 import yaml
 
-from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.common.errors import EnvironmentUnavailable, HarnessError
+from harness.common.versions import JujuVersion
 from harness.live.process import NOT_FOUND, ProcessRunner, run_process
-from harness.versions import JujuVersion
 
 DEFAULT_TIMEOUT = 600.0
 ACTION_WAIT = "5m"

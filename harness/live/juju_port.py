@@ -18,19 +18,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from harness.charm_assumes import refused_deploy, refused_refresh
-from harness.errors import HarnessError, UnknownName, WaitTimeout
-from harness.live.juju_cli import JujuCLI, JujuCLIError
-from harness.live.process import ProcessTimeout
-from harness.logging_config import (
+from harness.common.errors import HarnessError, UnknownName, WaitTimeout
+from harness.common.logging_config import (
     DEFAULT_ROOT,
     LEVELS,
     effective_level,
     keeps_ops_lines,
     parse_logging_config,
 )
-from harness.observations import Databag, UnitStatus
+from harness.common.observations import Databag, UnitStatus
+from harness.common.versions import CharmVersion, JujuVersion, Versions
+from harness.live.juju_cli import JujuCLI, JujuCLIError
+from harness.live.process import ProcessTimeout
 from harness.ports import ActionResult, AppSpec, Clock
-from harness.versions import CharmVersion, JujuVersion, Versions
 from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ SERIES = {
 
 # Hook results are INFO lines of juju.worker.uniter.operation; "reboot detected" is an INFO
 # line of juju.worker.uniter. A logging-config without <root> leaves it at WARNING, which
-# drops both (Juju's own default, <root>=INFO, keeps them: harness.logging_config).
+# drops both (Juju's own default, <root>=INFO, keeps them: harness.common.logging_config).
 HOOK_LOG_MODULES = ("juju.worker.uniter", "juju.worker.uniter.operation")
 _LEVELS = LEVELS
 _DEFAULT_ROOT = DEFAULT_ROOT

@@ -17,7 +17,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
+from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
+from harness.common.versions import JujuVersion
 from harness.live.clock import RealClock
 from harness.live.cluster_port import LiveClusterPort
 from harness.live.drivers import choose_driver, controller_models
@@ -28,7 +29,6 @@ from harness.live.microk8s import MicroK8sNode
 from harness.live.process import ProcessRunner, ProcessTimeout, run_process
 from harness.ports import Clock, Lab
 from harness.preflight import live_prerequisites_missing
-from harness.versions import JujuVersion
 from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)

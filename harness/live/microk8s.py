@@ -11,7 +11,7 @@ import logging
 import shutil
 from collections.abc import Callable
 
-from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.live.process import Completed, ProcessRunner, ProcessTimeout, run_process
 from harness.ports import Clock
 from harness.waiting import wait_for

@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import HarnessError
-from harness.observations import ContainerStatus, PodIdentity
+from harness.common.errors import HarnessError
+from harness.common.observations import ContainerStatus, PodIdentity
 
 if TYPE_CHECKING:
     from kubernetes.client import V1Pod

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 
 NOT_FOUND = 127  # what a shell returns for a missing command
 TERM_WAIT = 5.0  # seconds a command has to end on SIGTERM before it gets SIGKILL

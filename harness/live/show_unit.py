@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
+from harness.common.observations import Databag, DatabagSource
 from harness.live.cli_documents import (
     as_int,
     as_mapping,
@@ -33,7 +34,6 @@ from harness.live.cli_documents import (
     is_null,
     load_mapping,
 )
-from harness.observations import Databag, DatabagSource
 
 UNKNOWN_APP = "<unknown>"
 """Owner of an application databag whose application show-unit does not reveal."""

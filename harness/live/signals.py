@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 
 log = logging.getLogger(__name__)
 

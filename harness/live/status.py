@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
+from harness.common.observations import UnitStatus
+from harness.common.versions import CharmVersion
 from harness.live.cli_documents import as_bool, as_int, as_mapping, as_text, load_mapping
-from harness.observations import UnitStatus
-from harness.versions import CharmVersion
 
 _FIX = "pass the output of `juju status --format json` (or yaml)"
 

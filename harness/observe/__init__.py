@@ -1,1 +1,3 @@
-"""Pure readers: turn what a backend reports into the frozen values of harness.observations."""
+"""Pure readers: turn what a backend reports into the frozen values of
+harness.common.observations.
+"""

@@ -38,7 +38,7 @@ import itertools
 import re
 from collections.abc import Collection, Iterable, Iterator
 
-from harness.observations import HookRecord, HookSource, Outcome
+from harness.common.observations import HookRecord, HookSource, Outcome
 
 UNKNOWN_UNIT = "unknown"
 """The unit of a record from a log without entities (an agent log file) when none is given."""

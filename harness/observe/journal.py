@@ -14,8 +14,8 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from harness.errors import HarnessError
-from harness.observations import HookRecord, JournalEntry
+from harness.common.errors import HarnessError
+from harness.common.observations import HookRecord, JournalEntry
 from harness.ports import ActionResult, JujuPort
 
 log = logging.getLogger(__name__)

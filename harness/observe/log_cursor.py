@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from harness.evidence.times import parse_instant
+from harness.common.times import parse_instant
 from harness.ports import JujuPort
 
 log = logging.getLogger(__name__)

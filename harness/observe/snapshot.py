@@ -15,8 +15,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from harness.errors import HarnessError
-from harness.observations import (
+from harness.common.errors import HarnessError
+from harness.common.observations import (
     UNLISTED,
     Databag,
     FileState,

@@ -20,7 +20,7 @@ from typing import Any
 import ops
 import yaml
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.twin.image import Image
 from harness.twin.workload import ExecHandlers
 

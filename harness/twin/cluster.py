@@ -16,8 +16,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 
 from harness.catalogue import CHARM_CONTAINER, load
-from harness.errors import HarnessError, WaitTimeout
-from harness.observations import ContainerStatus, FileState, PodIdentity
+from harness.common.errors import HarnessError, WaitTimeout
+from harness.common.observations import ContainerStatus, FileState, PodIdentity
 from harness.ports import ExecResult
 from harness.twin import layers
 from harness.twin.world import NAMESPACE, NODE_NAME, Twin

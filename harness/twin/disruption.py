@@ -43,8 +43,9 @@ from ops import testing
 
 from harness.catalogue.model import Expectation
 from harness.charm_assumes import simulated_refusal
+from harness.common.errors import HarnessError, UnknownName
+from harness.common.versions import JujuVersion
 from harness.disrupt.base import NAMES
-from harness.errors import HarnessError, UnknownName
 from harness.relation_keys import unit_keys
 from harness.twin import compat, layers
 from harness.twin.engine import Arrival, Change, UnitPlan, decide, lifecycle
@@ -61,7 +62,6 @@ from harness.twin.workload import (
     normalise,
 )
 from harness.twin.world import ExpectationSource
-from harness.versions import JujuVersion
 
 REFUSED = {
     "resource-refresh": "resource-refresh only makes sense live: it needs a real image "

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harness.catalogue.model import Expectation
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.twin.hooks import plan
 from harness.twin.model import CHARM_CONTAINER
 

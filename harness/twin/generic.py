@@ -24,7 +24,7 @@ import yaml
 
 from harness.bundle_spec import BundleSpec
 from harness.charm_meta import CharmMeta
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.twin.charms import CharmSource
 
 STAND_IN = "SIMULATED generic stand-in"

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.twin import layers
 
 # The top-level directories of an Ubuntu or Debian base image, and the few below them

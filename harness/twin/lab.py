@@ -8,6 +8,7 @@ import weakref
 from collections.abc import Mapping
 from pathlib import Path
 
+from harness.common.versions import JujuVersion
 from harness.ports import Lab
 from harness.stack import Stack
 from harness.twin.charms import CharmSource, probe_source
@@ -16,7 +17,6 @@ from harness.twin.cluster import TwinCluster, TwinNode
 from harness.twin.juju import TwinJuju
 from harness.twin.stand_ins import mysql_source, router_source
 from harness.twin.world import ExpectationSource, Twin
-from harness.versions import JujuVersion
 
 
 def default_charms(probe_dir: Path | None = None) -> dict[str, CharmSource]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ops.testing import Mount
 
-from harness.observations import ABSENT, DIRECTORY, FileState
+from harness.common.observations import ABSENT, DIRECTORY, FileState
 
 if TYPE_CHECKING:
     from harness.twin.stamps import FileStamps

@@ -2,7 +2,7 @@
 
 These are the simulation's internal state (what Kubernetes and the Juju controller hold);
 everything that leaves the twin through a port is converted to the frozen values of
-``harness.observations`` first.
+``harness.common.observations`` first.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from typing import Any
 import ops
 from ops import pebble, testing
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.twin import layers
 
 

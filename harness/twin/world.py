@@ -33,8 +33,9 @@ import yaml
 from ops import testing
 
 from harness.catalogue.model import Expectation
-from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
-from harness.observations import Outcome
+from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName
+from harness.common.observations import Outcome
+from harness.common.versions import JujuVersion
 from harness.relation_keys import unit_keys
 from harness.twin import compat, layers
 from harness.twin.charms import CharmSource, HookEnv
@@ -54,7 +55,6 @@ from harness.twin.model import (
 from harness.twin.stamps import FileStamps
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import Recorder, attached, normalise
-from harness.versions import JujuVersion
 
 
 class ExpectationSource(Protocol):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from harness.evidence import Evidence
-from harness.findings import Finding
-from harness.observations import (
+from harness.common.findings import Finding
+from harness.common.observations import (
     ContainerStatus,
     Databag,
     FileState,
@@ -16,7 +15,8 @@ from harness.observations import (
     Step,
     UnitStatus,
 )
-from harness.versions import CharmVersion, Versions
+from harness.common.versions import CharmVersion, Versions
+from harness.evidence import Evidence
 
 ROUTER_UNIT = "mysql-router-k8s/0"
 PROBE_UNIT = "probe/0"

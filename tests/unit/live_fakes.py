@@ -8,9 +8,15 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from functools import partial
 
-from harness.observations import ContainerStatus, Databag, FileState, PodIdentity, UnitStatus
+from harness.common.observations import (
+    ContainerStatus,
+    Databag,
+    FileState,
+    PodIdentity,
+    UnitStatus,
+)
+from harness.common.versions import CharmVersion, Versions
 from harness.ports import ActionResult, AppSpec, ExecResult, Lab
-from harness.versions import CharmVersion, Versions
 
 EPOCH = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from samples import load_sample, sample_names
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.live.parse import parse_action_output, parse_action_outputs
 from harness.ports import ActionResult
 

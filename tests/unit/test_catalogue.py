@@ -13,9 +13,9 @@ import yaml
 
 from harness.catalogue import DEFAULT_PATH, LIFECYCLE, CatalogueError, load
 from harness.catalogue.hooknames import is_valid, parse
+from harness.common.errors import HarnessError, UnknownName
+from harness.common.versions import JujuVersion
 from harness.disrupt.base import NAMES
-from harness.errors import HarnessError, UnknownName
-from harness.versions import JujuVersion
 
 V = JujuVersion.parse
 

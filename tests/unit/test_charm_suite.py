@@ -11,7 +11,7 @@ from unittest.mock import create_autospec
 import pytest
 
 from harness.charm_suite import CharmStack, load_for, packer, twin_deployment
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.juju_port import LiveJujuPort
 from harness.ports import Lab

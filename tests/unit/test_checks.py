@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.checks import assert_databags_kept, assert_has_credentials
-from harness.observations import Databag, Snapshot
+from harness.common.observations import Databag, Snapshot
 
 
 def bag(data: dict[str, str], *, seen_by: str = "probe/0") -> Databag:

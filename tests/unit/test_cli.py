@@ -992,7 +992,7 @@ def test_run_prints_the_folder_last_and_exits_by_verdict(
 def test_run_failure_still_points_at_the_bundle(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from harness.errors import WaitTimeout
+    from harness.common.errors import WaitTimeout
 
     no_controller(monkeypatch)
 

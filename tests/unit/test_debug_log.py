@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 from samples import SAMPLES, load_sample, sample_names
 
-from harness.observations import HookRecord
+from harness.common.observations import HookRecord
 from harness.observe.debug_log import (
     UNKNOWN_UNIT,
     hook_names,

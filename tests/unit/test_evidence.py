@@ -12,9 +12,9 @@ import jsonschema
 import pytest
 from evidence_samples import PASSWORD, evidence, snapshots
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
+from harness.common.redact import redacted
 from harness.evidence import read_bundle, to_json, write_bundle
-from harness.redact import redacted
 
 
 def shipped_schema() -> dict[str, object]:

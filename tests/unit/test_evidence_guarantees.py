@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from harness import cli
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.evidence.bundle import read_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -624,8 +624,8 @@ def test_a_charm_dir_that_survives_a_new_pod_is_a_deviation() -> None:
     from dataclasses import replace
 
     from harness.catalogue import load
+    from harness.common.observations import JournalEntry
     from harness.journal_layers import layer_findings
-    from harness.observations import JournalEntry
 
     def entry(seq: int, charm_dir: str) -> JournalEntry:
         return JournalEntry(
@@ -636,7 +636,7 @@ def test_a_charm_dir_that_survives_a_new_pod_is_a_deviation() -> None:
             databags={}, local_state_survived=True, controller_state_survived=True,
         )  # fmt: skip
 
-    from harness.observations import Snapshot
+    from harness.common.observations import Snapshot
 
     expectation = load().expect("pod-delete", "3.6")
     before = Snapshot(taken_at="a", journal=(entry(10, "same-id"),))

@@ -15,9 +15,9 @@ from dataclasses import replace
 import pytest
 from live_fakes import FakeClock, HostileWorld, pod
 
+from harness.common.observations import Step
 from harness.disrupt import get
 from harness.disrupt.base import Target
-from harness.observations import Step
 from harness.settle import pod_ready, wait_settled
 
 NEW_POD = ("upgrade-charm", "config-changed", "start")

@@ -27,7 +27,7 @@ from live_fakes import FakeClock
 from packaging.requirements import Requirement
 from test_live_lab_jubilant import Controller
 
-from harness.errors import EnvironmentUnavailable
+from harness.common.errors import EnvironmentUnavailable
 from harness.live import jubilant_port
 from harness.live import lab as lab_module
 from harness.live.jubilant_port import MIN_JUBILANT, JubilantJujuPort, require_jubilant

@@ -21,7 +21,7 @@ import pytest
 from live_fakes import FakeClock
 from started_processes import StartedProcesses, alive, fake_juju
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.process import ProcessTimeout
 from harness.ports import AppSpec

@@ -19,7 +19,7 @@ import pytest
 from live_fakes import FakeClock
 from started_processes import fake_juju
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.live.jubilant_port import JubilantJujuPort
 
 RECORD_PATHS = """

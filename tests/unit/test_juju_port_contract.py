@@ -28,7 +28,7 @@ from juju.model import Model
 from live_fakes import FakeClock
 from samples import load_sample
 
-from harness.errors import UnknownName, WaitTimeout
+from harness.common.errors import UnknownName, WaitTimeout
 from harness.live.drivers import choose_driver
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.juju_cli import DEBUG_LOG_FILTER, JujuCLI, SubprocessJuju
@@ -466,7 +466,7 @@ def test_the_driver_follows_the_controller_unless_forced(
 def test_a_driver_that_cannot_talk_to_the_controller_is_refused(
     requested: str, juju: str, message: str
 ) -> None:
-    from harness.errors import HarnessError
+    from harness.common.errors import HarnessError
 
     with pytest.raises(HarnessError, match=message):
         choose_driver(requested, juju)
@@ -524,7 +524,7 @@ async def test_show_unit_as_juju_405_printed_it_reads_every_bag_as_the_units_own
 async def test_juju_4_is_not_asked_to_deploy_a_charm_directory(
     tmp_path: Path, juju: str, binary: str, refused: str
 ) -> None:
-    from harness.errors import HarnessError
+    from harness.common.errors import HarnessError
 
     driven = _jubilant(juju)
     driven.library.cli_binary = binary
@@ -573,7 +573,7 @@ async def test_a_charm_whose_assumes_juju_refuses_is_one_line_naming_app_reason_
 ) -> None:
     from juju.errors import JujuError
 
-    from harness.errors import HarnessError
+    from harness.common.errors import HarnessError
 
     driven.model_config["logging-config"] = "<root>=INFO"
     if driven.driver == "libjuju":
@@ -600,7 +600,7 @@ async def test_a_refresh_juju_refuses_for_the_charms_assumes_is_one_line_with_th
 ) -> None:
     # juju refresh checks the new charm's assumes as deploy does (mysql-operator docs,
     # "Juju upgrades"); its last line alone is only the reasons' header.
-    from harness.errors import HarnessError
+    from harness.common.errors import HarnessError
 
     refused = load_sample("refresh_error_3.1.4_machine_assumes_unmet_mysql.txt")
     if driven.driver == "libjuju":

@@ -25,7 +25,8 @@ from kubernetes.stream.ws_client import WSClient
 from live_fakes import FakeClock
 from websocket import WebSocketConnectionClosedException, WebSocketTimeoutException
 
-from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.common.errors import EnvironmentUnavailable, HarnessError
+from harness.common.observations import ABSENT, DIRECTORY
 from harness.live import cluster_port
 from harness.live.cluster_port import (
     KILL_PID1,
@@ -36,7 +37,6 @@ from harness.live.cluster_port import (
     LiveClusterPort,
     parse_listing,
 )
-from harness.observations import ABSENT, DIRECTORY
 from harness.ports import ExecResult
 from harness.waiting import wait_for
 

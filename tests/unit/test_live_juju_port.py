@@ -21,7 +21,7 @@ from juju.model import Model
 from live_fakes import FakeClock
 from samples import load_sample
 
-from harness.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
+from harness.common.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
 from harness.live import juju_port
 from harness.live.juju_cli import (
     DEBUG_LOG_FILTER,

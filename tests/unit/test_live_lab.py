@@ -21,9 +21,9 @@ from pytest_operator.plugin import OpsTest
 
 import harness.live.controller as controller_module
 import harness.live.lab as lab_module
+from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.disrupt.base import Target
 from harness.disrupt.node_restart import NodeRestart
-from harness.errors import EnvironmentUnavailable, HarnessError
 from harness.live.juju_cli import JujuCLI
 from harness.live.juju_port import LiveJujuPort
 from harness.live.lab import (

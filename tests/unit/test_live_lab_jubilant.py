@@ -13,7 +13,7 @@ from live_fakes import FakeClock
 from test_juju_port_contract import RecordedCLI, autospec_juju
 from test_live_lab import ops_test_mock
 
-from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.live import lab as lab_module
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.juju_cli import JujuCLI

@@ -21,7 +21,7 @@ from live_fakes import FakeClock
 from samples import load_sample
 from test_juju_port_contract import autospec_juju
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.juju_cli import DEBUG_LOG_FILTER, OPS_LOG_FILTER, JujuCLI
 from harness.live.juju_port import LiveJujuPort

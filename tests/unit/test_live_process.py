@@ -19,7 +19,7 @@ import pytest
 from pytest_operator.plugin import OpsTest
 from started_processes import POLL, StartedProcesses, alive, fake_juju
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.live import process
 from harness.live.juju_cli import JujuCLI, OpsTestJuju
 from harness.live.process import ProcessTimeout, run_process

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from evidence_samples import evidence
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.evidence import write_bundle
 from harness.evidence.matrix import find_bundles, matrix_of_folders, render_matrix, row_of
 

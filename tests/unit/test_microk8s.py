@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 from live_fakes import FakeClock
 
-from harness.errors import EnvironmentUnavailable, HarnessError, WaitTimeout
+from harness.common.errors import EnvironmentUnavailable, HarnessError, WaitTimeout
 from harness.live.microk8s import MicroK8sNode
 from harness.live.process import Completed, ProcessTimeout
 

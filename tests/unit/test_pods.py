@@ -20,9 +20,9 @@ from kubernetes.client import (
 )
 from samples import load_sample
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
+from harness.common.observations import ContainerStatus, PodIdentity
 from harness.live.parse import pod_identity, unit_for_pod
-from harness.observations import ContainerStatus, PodIdentity
 
 POD_SAMPLE = "kubectl_get_pod_yaml_partial_3.6.9_tempo_workload_container.txt"
 

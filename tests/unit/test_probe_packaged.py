@@ -14,7 +14,7 @@ import pytest
 
 import harness
 from harness import run as run_module
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.twin import charms
 
 ROOT = Path(__file__).resolve().parents[2]

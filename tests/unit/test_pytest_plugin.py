@@ -242,7 +242,7 @@ def test_an_interrupted_run_ends_the_session_after_its_teardown(pytester: pytest
         from pathlib import Path
 
         import pytest
-        from harness.interrupt import RunInterrupted
+        from harness.common.interrupt import RunInterrupted
 
         @pytest.fixture
         def model():
@@ -309,7 +309,7 @@ def test_a_stack_deploy_juju_refuses_is_one_line_with_its_evidence(
         import importlib
 
         import pytest
-        from harness.errors import HarnessError
+        from harness.common.errors import HarnessError
 
         # The module the plugin will import: pytester restores sys.modules between runs, so
         # an attribute of the harness package may be an earlier run's copy.

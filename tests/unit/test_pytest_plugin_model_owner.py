@@ -23,7 +23,7 @@ from contextlib import contextmanager
 import pytest
 
 import harness.live.lab
-from harness.errors import EnvironmentUnavailable
+from harness.common.errors import EnvironmentUnavailable
 
 HERE = pathlib.Path(__file__).parent
 SEEN = HERE / "seen.json"

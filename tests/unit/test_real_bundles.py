@@ -14,7 +14,7 @@ import pytest
 from test_bundle_run import charmhub, forbid_deploying, repro
 
 from harness.bundle_spec import load_bundle
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
 from harness.evidence.bundle import Evidence, read_bundle, schema_errors
 
 DATA = Path(__file__).parents[1] / "data" / "bundles"

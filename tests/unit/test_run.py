@@ -23,17 +23,17 @@ from unittest.mock import create_autospec
 import jsonschema
 import pytest
 
+from harness.common.errors import HarnessError, WaitTimeout
+from harness.common.findings import Finding
+from harness.common.observations import JournalEntry, Snapshot, Step, UnitStatus
+from harness.common.versions import Versions
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.node_restart import NodeRestart
-from harness.errors import HarnessError, WaitTimeout
-from harness.findings import Finding
 from harness.live.microk8s import MicroK8sNode
-from harness.observations import JournalEntry, Snapshot, Step, UnitStatus
 from harness.ports import ActionResult, Lab
 from harness.run import deploy_commands, in_window, one_line, plan, run_scenario
 from harness.scenarios import scenario
 from harness.stack import default_stack
-from harness.versions import Versions
 
 T0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc)
 SCENARIO = scenario("lp2021891-pod-delete")
@@ -497,7 +497,7 @@ def test_a_stop_asked_while_reading_hooks_after_a_failure_ends_as_an_interruptio
 ) -> None:
     # The Ctrl-C's cancel can be lost (Python 3.10's wait_for returns a result that was
     # ready when the cancel came): the stop asked for still ends the run once it is written.
-    from harness.interrupt import Interruption, RunInterrupted
+    from harness.common.interrupt import Interruption, RunInterrupted
 
     fakes.settle_error = WaitTimeout("probe settled", 600, "probe/0 error")
     lab, port = make_lab()
@@ -518,7 +518,7 @@ def test_a_stop_asked_while_reading_hooks_after_a_failure_ends_as_an_interruptio
 def test_ctrl_c_while_collecting_hooks_after_a_failure_still_writes_the_bundle(
     tmp_path: Path, fakes: Fakes
 ) -> None:
-    from harness.interrupt import RunInterrupted
+    from harness.common.interrupt import RunInterrupted
 
     fakes.settle_error = WaitTimeout("probe settled", 600, "probe/0 error")
     lab, port = make_lab()
@@ -584,7 +584,7 @@ def test_a_signal_the_node_restart_caught_ends_the_run_as_an_interruption(
     # MicroK8s again and raises Interrupted. That is a stop the user asked for, not a failed
     # run: the bundle says interrupted, and a KeyboardInterrupt ends the session (pytest
     # tears the fixtures down and runs no further test) instead of the next disruption.
-    from harness.interrupt import RunInterrupted
+    from harness.common.interrupt import RunInterrupted
     from harness.live.signals import Interrupted
 
     fakes.disruption.fail = Interrupted(
@@ -679,7 +679,7 @@ def test_in_window_across_midnight_and_over_a_day() -> None:
 
 
 def test_deploy_commands_use_relate_before_juju_3() -> None:
-    from harness.versions import JujuVersion
+    from harness.common.versions import JujuVersion
 
     old = deploy_commands(STACK, JujuVersion.parse("2.9.43"))
     new = deploy_commands(STACK, JujuVersion.parse("3.6"))

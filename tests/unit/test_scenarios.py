@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from harness.common.errors import UnknownName
 from harness.disrupt.base import NAMES
-from harness.errors import UnknownName
 from harness.scenarios import SCENARIOS, scenario
 from harness.stack import default_stack
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from live_fakes import FakeClock, FakeCluster, FakeJuju, make_lab, pod, status
 
-from harness.errors import WaitTimeout
+from harness.common.errors import WaitTimeout
 from harness.settle import wait_settled
 
 

@@ -7,10 +7,10 @@ import json
 import pytest
 from samples import load_sample, sample_names
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
+from harness.common.observations import Databag
 from harness.live.parse import parse_show_unit
 from harness.live.show_unit import UNKNOWN_APP
-from harness.observations import Databag
 
 # relation id, endpoint -> (related endpoint, owner of application-data, unit databag owners)
 Shape = dict[tuple[int, str], tuple[str | None, str, tuple[str, ...]]]

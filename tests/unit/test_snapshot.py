@@ -9,8 +9,8 @@ import pytest
 from kubernetes.client.exceptions import ApiException
 from live_fakes import FakeClock, FakeCluster, FakeJuju, make_lab, pod, status
 
-from harness.errors import HarnessError
-from harness.observations import UNLISTED, Databag, FileState
+from harness.common.errors import HarnessError
+from harness.common.observations import UNLISTED, Databag, FileState
 from harness.observe.journal import hook_records, read_journal
 from harness.observe.snapshot import probe_databags, take_snapshot
 from harness.ports import ActionResult
@@ -290,7 +290,7 @@ async def test_read_journal_follows_the_cursor_across_pages() -> None:
 
 
 def test_journal_entries_become_hook_records_without_an_outcome() -> None:
-    from harness.observations import JournalEntry
+    from harness.common.observations import JournalEntry
 
     entries = [
         JournalEntry.from_dict(entry(1, "install", buffered=True)),

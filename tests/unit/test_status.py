@@ -7,10 +7,10 @@ import json
 import pytest
 from samples import load_sample, sample_names
 
-from harness.errors import HarnessError
+from harness.common.errors import HarnessError
+from harness.common.observations import UnitStatus
+from harness.common.versions import CharmVersion
 from harness.live.parse import parse_app_charms, parse_model_version, parse_status
-from harness.observations import UnitStatus
-from harness.versions import CharmVersion
 
 
 def active_idle(unit: str, leader: bool = True, message: str = "") -> UnitStatus:

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from evidence_samples import evidence, hooks, pod
 
+from harness.common.observations import HookRecord, Step
 from harness.evidence.svg import render_svg, render_timeline_svg
-from harness.observations import HookRecord, Step
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 

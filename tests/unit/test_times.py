@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from harness.evidence.times import duration, format_duration, parse_instant, seconds_of_day
+from harness.common.times import duration, format_duration, parse_instant, seconds_of_day
 
 UTC = timezone.utc
 

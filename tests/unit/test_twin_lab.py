@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import EnvironmentUnavailable, HarnessError, UnknownName
-from harness.observations import Databag, HookRecord, JournalEntry
+from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName
+from harness.common.observations import Databag, HookRecord, JournalEntry
 from harness.observe.debug_log import parse_lines
 from harness.observe.journal import read_journal
 from harness.ports import Lab

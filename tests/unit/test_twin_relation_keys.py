@@ -24,11 +24,11 @@ import pytest
 from ops import testing
 from samples import load_sample
 
+from harness.common.observations import Databag
+from harness.common.versions import JujuVersion
 from harness.live.show_unit import parse_show_unit
-from harness.observations import Databag
 from harness.stack import PROBE, default_stack
 from harness.twin import make_lab, run_disruption
-from harness.versions import JujuVersion
 
 PROBE_DIR = Path(__file__).resolve().parents[2] / "charms" / "probe"
 ADDRESS_KEYS = frozenset({"egress-subnets", "ingress-address", "private-address"})

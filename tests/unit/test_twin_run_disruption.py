@@ -14,9 +14,9 @@ import pytest
 from ops import testing
 
 from harness.catalogue import load
-from harness.errors import HarnessError, UnknownName
+from harness.common.errors import HarnessError, UnknownName
+from harness.common.versions import JujuVersion
 from harness.twin import CharmHookError, ExecCall, ExecResult, Image, run_disruption
-from harness.versions import JujuVersion
 
 CONFIG = "/etc/mysqlrouter/mysqlrouter.conf"
 META: dict[str, Any] = {

@@ -9,9 +9,9 @@ import pytest
 
 from harness.catalogue import load
 from harness.catalogue.model import Expectation, Layer
-from harness.errors import HarnessError
-from harness.findings import Finding
-from harness.observations import (
+from harness.common.errors import HarnessError
+from harness.common.findings import Finding
+from harness.common.observations import (
     ABSENT,
     ContainerStatus,
     Databag,
@@ -21,8 +21,9 @@ from harness.observations import (
     Snapshot,
     UnitStatus,
 )
+from harness.common.redact import looks_secret, redact, redacted
+from harness.common.versions import JujuVersion
 from harness.observe.debug_log import parse_lines
-from harness.redact import looks_secret, redact, redacted
 from harness.relation_keys import SPANS
 from harness.verdict import (
     DEFAULT_LAYERS,
@@ -34,7 +35,6 @@ from harness.verdict import (
     judge_sequence,
     units_for,
 )
-from harness.versions import JujuVersion
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 UNIT = "probe/0"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.versions import JujuVersion
+from harness.common.versions import JujuVersion
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from kubernetes.client.exceptions import ApiException
 from live_fakes import FakeClock
 
 from harness import waiting
-from harness.errors import WaitTimeout
+from harness.common.errors import WaitTimeout
 from harness.live.juju_cli import JujuCLIError
 from harness.live.process import ProcessTimeout
 from harness.transient import is_transient

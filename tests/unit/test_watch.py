@@ -16,7 +16,7 @@ from harness.charm_meta import (
     read_charm_file,
     read_charmhub,
 )
-from harness.errors import EnvironmentUnavailable, HarnessError
+from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.watch import layer_of, watched_path
 
 DATA = Path(__file__).parents[1] / "data" / "bundles" / "postgresql-k8s"

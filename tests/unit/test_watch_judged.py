@@ -22,10 +22,8 @@ from test_live_cluster_port import run_listing_locally
 from harness import cli
 from harness.catalogue import load
 from harness.charm_meta import read_charm_dir
-from harness.evidence.bundle import read_bundle
-from harness.findings import Finding
-from harness.live.cluster_port import parse_listing
-from harness.observations import (
+from harness.common.findings import Finding
+from harness.common.observations import (
     ABSENT,
     UNLISTED,
     ContainerStatus,
@@ -33,6 +31,8 @@ from harness.observations import (
     PodIdentity,
     Snapshot,
 )
+from harness.evidence.bundle import read_bundle
+from harness.live.cluster_port import parse_listing
 from harness.stack import Stack
 from harness.verdict import judge
 from harness.watch import watched_path
@@ -468,7 +468,7 @@ def test_a_listing_that_failed_is_undetermined_with_its_reason_never_absent_or_a
     monkeypatch: pytest.MonkeyPatch,
     failing: str,
 ) -> None:
-    from harness.errors import HarnessError
+    from harness.common.errors import HarnessError
     from harness.twin.cluster import TwinCluster
 
     real = TwinCluster.list_files
