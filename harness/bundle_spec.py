@@ -34,7 +34,7 @@ from typing import Any
 import yaml
 
 from harness.common.errors import HarnessError, UnknownName, choose_one_of
-from harness.ports import AppSpec
+from harness.lab.ports import AppSpec
 
 KUBERNETES = "kubernetes"
 _APP_KEYS = {

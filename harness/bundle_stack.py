@@ -19,7 +19,7 @@ from harness.bundle_spec import BundleApp, BundleSpec
 from harness.charm_meta import CHARM_CONTAINER, CharmMeta, Fetch, read_charmhub, read_local
 from harness.common.errors import HarnessError, UnknownName, unknown
 from harness.disrupt.base import NAMES, Target
-from harness.ports import AppSpec
+from harness.lab.ports import AppSpec
 from harness.scenarios import Scenario
 from harness.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack, WatchedPath
 from harness.watch import parse_watch, watched_path

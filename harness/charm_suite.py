@@ -36,7 +36,7 @@ from harness.common.errors import HarnessError
 from harness.deploy import deploy_stack, mark_stack
 from harness.evidence.bundle import Evidence
 from harness.evidence.folders import session_folder
-from harness.ports import Lab
+from harness.lab.ports import Lab
 from harness.run import RunResult, deploy_commands, one_line, run_scenario, user_bundle
 from harness.session import DEPLOY_FOLDER, evidence_folder, write_deploy_evidence
 from harness.stack import Stack

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from harness.common.observations import Step
-from harness.ports import Lab
+from harness.lab.ports import Lab
 from harness.settle import wait_settled
 from harness.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from harness.lab.ports import Lab
 from harness.options import HarnessOptions
-from harness.ports import Lab
 
 if TYPE_CHECKING:
     from harness.charm_suite import BundleDeployment, CharmStack, Disrupt

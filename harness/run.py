@@ -27,8 +27,8 @@ from harness.disrupt.base import Disruption, Target
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.folders import fallback_folder, folder_for_new_bundle
 from harness.evidence.user_bundle import UserBundle
+from harness.lab.ports import Lab
 from harness.live.signals import Interrupted
-from harness.ports import Lab
 from harness.scenarios import Scenario
 from harness.stack import Stack, WatchedPath
 

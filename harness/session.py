@@ -10,8 +10,8 @@ from pathlib import Path
 from harness.deploy import deploy_stack, mark_stack
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.folders import folder_for_new_bundle, session_folder
+from harness.lab.ports import Lab
 from harness.options import HarnessOptions
-from harness.ports import Lab
 from harness.run import RunResult, deploy_commands, one_line, portable_commands, run_scenario
 from harness.scenarios import scenario
 from harness.stack import Stack, default_stack

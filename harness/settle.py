@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from harness.common.observations import HookRecord, PodIdentity, Step, UnitStatus
-from harness.ports import Lab
-from harness.waiting import wait_for
+from harness.lab.ports import Lab
+from harness.lab.waiting import wait_for
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from harness.catalogue.model import Layer
-from harness.ports import AppSpec
+from harness.lab.ports import AppSpec
 
 if TYPE_CHECKING:
     from harness.bundle_spec import BundleSpec

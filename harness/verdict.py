@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 
 from harness.catalogue.hooknames import HookName, Names, parse
 from harness.catalogue.model import Expectation, KnownBug, Layer, OptionalHook
+from harness.catalogue.relation_keys import unit_keys
 from harness.common.errors import HarnessError
 from harness.common.findings import Finding, Verdict
 from harness.common.observations import (
@@ -42,7 +43,6 @@ from harness.common.observations import (
 from harness.common.redact import comparable, redact, shown
 from harness.common.versions import JujuVersion
 from harness.file_survival import JUDGED_ON, survival
-from harness.relation_keys import unit_keys
 from harness.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
 
 # Where the stack's judged paths live (``Stack.layers`` says the same for a whole stack);

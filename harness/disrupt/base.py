@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from harness.common.observations import Step
-from harness.ports import Lab
+from harness.lab.ports import Lab
 
 # The kebab-case names used everywhere: CLI, catalogue keys, pytest ids, evidence.
 NAMES: tuple[str, ...] = (

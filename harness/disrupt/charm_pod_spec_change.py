@@ -21,10 +21,10 @@ from harness.disrupt.steps import (
     wait_all_replaced,
     waited_step,
 )
+from harness.lab.ports import Lab
+from harness.lab.waiting import Waited, wait_for
 from harness.observe.debug_log import parse_lines
 from harness.observe.log_cursor import LogCursor
-from harness.ports import Lab
-from harness.waiting import Waited, wait_for
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from harness.disrupt.steps import (
     wait_all_replaced,
     waited_step,
 )
-from harness.ports import Lab
+from harness.lab.ports import Lab
 
 NEEDS_PATH = "pass the probe's .charm file (--probe-charm PATH)"
 

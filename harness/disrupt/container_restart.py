@@ -28,8 +28,8 @@ from harness.disrupt.steps import (
     timed,
     waited_step,
 )
-from harness.ports import Lab
-from harness.waiting import Waited, wait_for
+from harness.lab.ports import Lab
+from harness.lab.waiting import Waited, wait_for
 
 
 def container_of(target: Target) -> str:

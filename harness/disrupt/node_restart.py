@@ -15,13 +15,13 @@ from typing import ClassVar
 from harness.common.observations import Step
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import timed
+from harness.lab.ports import Lab
 from harness.live.signals import (
     Interrupted,
     deliver_pending,
     forget_cancel,
     restore_on_signals,
 )
-from harness.ports import Lab
 
 READY_TIMEOUT = 900.0
 

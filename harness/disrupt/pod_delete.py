@@ -17,9 +17,9 @@ from harness.disrupt.steps import (
     timed,
     waited_step,
 )
-from harness.ports import Lab
+from harness.lab.ports import Lab
+from harness.lab.waiting import Waited, wait_for
 from harness.settle import pod_ready
-from harness.waiting import Waited, wait_for
 
 
 class PodDelete(Disruption):

@@ -20,7 +20,7 @@ from harness.disrupt.steps import (
     wait_zero_running,
     waited_step,
 )
-from harness.ports import Lab
+from harness.lab.ports import Lab
 
 ANNOTATION = "lifecycle-harness/disrupted-at"
 

@@ -18,7 +18,7 @@ from harness.disrupt.steps import (
     wait_all_replaced,
     waited_step,
 )
-from harness.ports import Lab
+from harness.lab.ports import Lab
 
 
 def resource_of(target: Target) -> tuple[str, str]:

@@ -10,9 +10,9 @@ from harness.common.errors import HarnessError
 from harness.common.observations import PodIdentity, Step
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import WAIT_TIMEOUT, describe_pods, timed, waited_step
-from harness.ports import Lab
+from harness.lab.ports import Lab
+from harness.lab.waiting import Waited, wait_for
 from harness.settle import pod_ready
-from harness.waiting import Waited, wait_for
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from typing import TypeVar
 
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.observations import PodIdentity, Step
-from harness.ports import Lab
+from harness.lab.ports import Lab
+from harness.lab.waiting import Waited, wait_for
 from harness.settle import pod_ready
-from harness.waiting import Waited, wait_for
 
 T = TypeVar("T")
 

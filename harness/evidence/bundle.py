@@ -37,7 +37,7 @@ from harness.common.observations import (
 from harness.common.redact import REDACTED_PREFIX, looks_secret, redacted
 from harness.common.versions import CharmVersion, Versions
 from harness.evidence.user_bundle import UserBundle
-from harness.ports import Backend
+from harness.lab.ports import Backend
 
 SCHEMA_VERSION = "1"
 BUNDLE_FILE = "bundle.json"

@@ -26,8 +26,8 @@ from typing import Any
 import yaml
 
 from harness.common.errors import HarnessError
+from harness.lab.ports import ActionResult
 from harness.live.cli_documents import as_int, as_mapping, as_text, excerpt, flatten
-from harness.ports import ActionResult
 
 _FIX = "run the action with `--format yaml` or `--format json` and pass its stdout"
 

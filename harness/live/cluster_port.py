@@ -23,8 +23,8 @@ import yaml
 from harness.catalogue import normal_signal
 from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.common.observations import ABSENT, DIRECTORY, UNLISTED, FileState, PodIdentity
+from harness.lab.ports import ExecResult
 from harness.live.parse import pod_identity, unit_for_pod
-from harness.ports import ExecResult
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

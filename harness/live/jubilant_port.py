@@ -34,6 +34,7 @@ from typing import Any, NoReturn, TypeVar
 import jubilant
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName
+from harness.lab.ports import AppSpec, Clock
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
 from harness.live.juju_port import (
     LiveJujuPort,
@@ -49,7 +50,6 @@ from harness.live.process import (
     kill_pids,
     running_children,
 )
-from harness.ports import AppSpec, Clock
 
 log = logging.getLogger(__name__)
 

@@ -28,10 +28,10 @@ from harness.common.logging_config import (
 )
 from harness.common.observations import Databag, UnitStatus
 from harness.common.versions import CharmVersion, JujuVersion, Versions
+from harness.lab.ports import ActionResult, AppSpec, Clock
+from harness.lab.waiting import wait_for
 from harness.live.juju_cli import JujuCLI, JujuCLIError
 from harness.live.process import ProcessTimeout
-from harness.ports import ActionResult, AppSpec, Clock
-from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
 from harness.common.versions import JujuVersion
+from harness.lab.ports import Clock, Lab
+from harness.lab.waiting import wait_for
 from harness.live.clock import RealClock
 from harness.live.cluster_port import LiveClusterPort
 from harness.live.drivers import choose_driver, controller_models
@@ -27,9 +29,7 @@ from harness.live.juju_cli import JujuCLI, OpsTestJuju, SubprocessJuju
 from harness.live.juju_port import LiveJujuPort, connection_open
 from harness.live.microk8s import MicroK8sNode
 from harness.live.process import ProcessRunner, ProcessTimeout, run_process
-from harness.ports import Clock, Lab
 from harness.preflight import live_prerequisites_missing
-from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
 

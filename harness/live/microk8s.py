@@ -12,9 +12,9 @@ import shutil
 from collections.abc import Callable
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError
+from harness.lab.ports import Clock
+from harness.lab.waiting import wait_for
 from harness.live.process import Completed, ProcessRunner, ProcessTimeout, run_process
-from harness.ports import Clock
-from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
 

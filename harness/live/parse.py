@@ -1,7 +1,7 @@
 """The parsers at the edge of the live backend, in one place for the ports to import.
 
 Each turns what ``juju`` or the ``kubernetes`` client returns into the frozen values of
-``harness.common.observations`` (and ``harness.ports.ActionResult``); malformed input raises
+``harness.common.observations`` (and ``harness.lab.ports.ActionResult``); malformed input raises
 ``harness.common.errors.HarnessError`` with a one-line message.
 """
 

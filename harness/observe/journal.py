@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from harness.common.errors import HarnessError
 from harness.common.observations import HookRecord, JournalEntry
-from harness.ports import ActionResult, JujuPort
+from harness.lab.ports import ActionResult, JujuPort
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from harness.common.times import parse_instant
-from harness.ports import JujuPort
+from harness.lab.ports import JujuPort
 
 log = logging.getLogger(__name__)
 

@@ -24,10 +24,10 @@ from harness.common.observations import (
     PodIdentity,
     Snapshot,
 )
+from harness.lab.ports import Lab
+from harness.lab.waiting import wait_for
 from harness.observe.journal import latest_entry
-from harness.ports import Lab
 from harness.stack import PROBE, PROBE_PEER, Stack
-from harness.waiting import wait_for
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ READ_STEP = timedelta(milliseconds=1)
 
 
 class TwinClock:
-    """``harness.ports.Clock`` without real time: sleeping only advances the clock."""
+    """``harness.lab.ports.Clock`` without real time: sleeping only advances the clock."""
 
     def __init__(self, start: datetime = EPOCH) -> None:
         self._now = start

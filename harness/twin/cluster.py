@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from harness.catalogue import CHARM_CONTAINER, load
 from harness.common.errors import HarnessError, WaitTimeout
 from harness.common.observations import ContainerStatus, FileState, PodIdentity
-from harness.ports import ExecResult
+from harness.lab.ports import ExecResult
 from harness.twin import layers
 from harness.twin.world import NAMESPACE, NODE_NAME, Twin
 

@@ -13,7 +13,7 @@ from harness.charm_assumes import simulated_refusal
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.observations import Databag, HookRecord, UnitStatus
 from harness.common.versions import CharmVersion, Versions
-from harness.ports import ActionResult, AppSpec
+from harness.lab.ports import ActionResult, AppSpec
 from harness.twin.charms import CharmSource
 from harness.twin.model import App, RelationEnd, TwinRelation, Unit
 from harness.twin.world import MODEL_NAME, Dispatched, Twin, iso

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from harness.common.versions import JujuVersion
-from harness.ports import Lab
+from harness.lab.ports import Lab
 from harness.stack import Stack
 from harness.twin.charms import CharmSource, probe_source
 from harness.twin.clock import TwinClock

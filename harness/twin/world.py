@@ -33,10 +33,10 @@ import yaml
 from ops import testing
 
 from harness.catalogue.model import Expectation
+from harness.catalogue.relation_keys import unit_keys
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.common.observations import Outcome
 from harness.common.versions import JujuVersion
-from harness.relation_keys import unit_keys
 from harness.twin import compat, layers
 from harness.twin.charms import CharmSource, HookEnv
 from harness.twin.clock import TwinClock
@@ -676,8 +676,9 @@ class Twin:
         return number, {name: fresh for name in app.charm.storages}
 
     def _default_unit_data(self, app: App) -> dict[str, str]:
-        # What Juju of this version puts in every unit databag (harness.relation_keys); on
-        # Kubernetes the address is the app's service address, which pod churn keeps.
+        # What Juju of this version puts in every unit databag
+        # (harness.catalogue.relation_keys); on Kubernetes the address is the app's service
+        # address, which pod churn keeps.
         return unit_keys(self.version).data(app.address)
 
     def _join(

@@ -16,7 +16,7 @@ from harness.common.observations import (
     UnitStatus,
 )
 from harness.common.versions import CharmVersion, Versions
-from harness.ports import ActionResult, AppSpec, ExecResult, Lab
+from harness.lab.ports import ActionResult, AppSpec, ExecResult, Lab
 
 EPOCH = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
 

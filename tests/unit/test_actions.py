@@ -8,8 +8,8 @@ import pytest
 from samples import load_sample, sample_names
 
 from harness.common.errors import HarnessError
+from harness.lab.ports import ActionResult
 from harness.live.parse import parse_action_output, parse_action_outputs
-from harness.ports import ActionResult
 
 COVERED = {
     "run_action_plain_3.x_grafana_get_admin_password.txt",

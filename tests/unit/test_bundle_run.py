@@ -403,7 +403,7 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
     import harness.deploy
     import harness.live.lab
     import harness.run
-    from harness.ports import AppSpec
+    from harness.lab.ports import AppSpec
 
     charmhub(monkeypatch)
     monkeypatch.setattr(cli, "_controller_reachable", lambda: True)

@@ -12,9 +12,9 @@ import pytest
 
 from harness.charm_suite import CharmStack, load_for, packer, twin_deployment
 from harness.common.errors import HarnessError
+from harness.lab.ports import Lab
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.juju_port import LiveJujuPort
-from harness.ports import Lab
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "charm-repo"

@@ -13,8 +13,8 @@ from pathlib import Path
 import journal as probe_journal
 from live_fakes import FakeJuju
 
+from harness.lab.ports import ActionResult
 from harness.observe.journal import latest_entry, read_journal
-from harness.ports import ActionResult
 
 
 class JournalUnit(FakeJuju):

@@ -22,9 +22,9 @@ from live_fakes import FakeClock
 from started_processes import StartedProcesses, alive, fake_juju
 
 from harness.common.errors import HarnessError
+from harness.lab.ports import AppSpec
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.process import ProcessTimeout
-from harness.ports import AppSpec
 
 # Long enough that a test which waits for it has failed; the guard below fails it sooner.
 HANG = 120

@@ -29,12 +29,12 @@ from live_fakes import FakeClock
 from samples import load_sample
 
 from harness.common.errors import UnknownName, WaitTimeout
+from harness.lab.ports import AppSpec
 from harness.live.drivers import choose_driver
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.juju_cli import DEBUG_LOG_FILTER, JujuCLI, SubprocessJuju
 from harness.live.juju_port import HOOK_LOG_MODULES, LiveJujuPort
 from harness.live.process import Completed
-from harness.ports import AppSpec
 
 STATUS_3 = load_sample("status_json_3.1.2_k8s_cos_lite.json")
 SHOW_UNIT_3 = load_sample("showunit_json_3.1.2_k8s_alertmanager0.json")
@@ -477,7 +477,7 @@ async def test_a_node_restart_on_juju_40_waits_for_the_controller_through_the_cl
 
     from harness.disrupt import get
     from harness.disrupt.base import Target
-    from harness.ports import Lab
+    from harness.lab.ports import Lab
 
     driven = _jubilant("4.0")
     down = (1, "", "ERROR cannot connect to API: dial tcp 10.152.183.5:17070: connect: refused")

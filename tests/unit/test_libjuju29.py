@@ -47,7 +47,7 @@ def port(model: Any) -> Any:
 
 
 async def test_deploy_on_libjuju_29_passes_the_series_that_29_reads() -> None:
-    from harness.ports import AppSpec
+    from harness.lab.ports import AppSpec
 
     model = model_29()
     await port(model).deploy(

@@ -27,6 +27,8 @@ from websocket import WebSocketConnectionClosedException, WebSocketTimeoutExcept
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.common.observations import ABSENT, DIRECTORY
+from harness.lab.ports import ExecResult
+from harness.lab.waiting import wait_for
 from harness.live import cluster_port
 from harness.live.cluster_port import (
     KILL_PID1,
@@ -37,8 +39,6 @@ from harness.live.cluster_port import (
     LiveClusterPort,
     parse_listing,
 )
-from harness.ports import ExecResult
-from harness.waiting import wait_for
 
 NS = "test-model"
 STARTED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)

@@ -22,6 +22,7 @@ from live_fakes import FakeClock
 from samples import load_sample
 
 from harness.common.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
+from harness.lab.ports import AppSpec
 from harness.live import juju_port
 from harness.live.juju_cli import (
     DEBUG_LOG_FILTER,
@@ -37,7 +38,6 @@ from harness.live.juju_port import (
     with_hook_lines,
 )
 from harness.live.process import Completed
-from harness.ports import AppSpec
 
 LIBJUJU_MAJOR = int(importlib.metadata.version("juju").split(".")[0])
 STATUS_29 = load_sample("status_json_2.9.32_k8s_prometheus_traefik.json")

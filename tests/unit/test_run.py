@@ -29,8 +29,8 @@ from harness.common.observations import JournalEntry, Snapshot, Step, UnitStatus
 from harness.common.versions import Versions
 from harness.disrupt.base import Disruption, Target
 from harness.disrupt.node_restart import NodeRestart
+from harness.lab.ports import ActionResult, Lab
 from harness.live.microk8s import MicroK8sNode
-from harness.ports import ActionResult, Lab
 from harness.run import deploy_commands, in_window, one_line, plan, run_scenario
 from harness.scenarios import scenario
 from harness.stack import default_stack

@@ -11,9 +11,9 @@ from live_fakes import FakeClock, FakeCluster, FakeJuju, make_lab, pod, status
 
 from harness.common.errors import HarnessError
 from harness.common.observations import UNLISTED, Databag, FileState
+from harness.lab.ports import ActionResult
 from harness.observe.journal import hook_records, read_journal
 from harness.observe.snapshot import probe_databags, take_snapshot
-from harness.ports import ActionResult
 from harness.stack import default_stack
 
 

@@ -28,7 +28,7 @@ from ops import testing
 from harness.catalogue import load
 from harness.catalogue.model import Expectation
 from harness.common.versions import JujuVersion
-from harness.ports import AppSpec, Lab
+from harness.lab.ports import AppSpec, Lab
 from harness.twin import TwinResult, make_lab, run_disruption
 from harness.twin.charms import CharmSource
 from harness.verdict import judge_sequence

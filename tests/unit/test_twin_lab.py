@@ -13,9 +13,9 @@ import pytest
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.common.observations import Databag, HookRecord, JournalEntry
+from harness.lab.ports import Lab
 from harness.observe.debug_log import parse_lines
 from harness.observe.journal import read_journal
-from harness.ports import Lab
 from harness.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, ROUTER, default_stack
 from harness.twin import make_lab
 from harness.twin.juju import TwinJuju

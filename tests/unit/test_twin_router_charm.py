@@ -29,7 +29,7 @@ from router_charm import (
     configured_unit,
 )
 
-from harness.ports import AppSpec
+from harness.lab.ports import AppSpec
 from harness.twin import CharmHookError, TwinResult, make_lab, run_disruption
 from harness.twin.charms import CharmSource
 

@@ -12,8 +12,8 @@ from ops import testing
 from harness.catalogue import load
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
 from harness.common.versions import JujuVersion
+from harness.lab.ports import AppSpec
 from harness.observe.debug_log import parse_lines
-from harness.ports import AppSpec
 from harness.twin import TwinClock, make_lab
 from harness.twin.charms import CharmSource
 from harness.twin.hooks import NO_CONSTRUCTOR, Skip, event_for, plan

@@ -9,6 +9,7 @@ import pytest
 
 from harness.catalogue import load
 from harness.catalogue.model import Expectation, Layer
+from harness.catalogue.relation_keys import SPANS
 from harness.common.errors import HarnessError
 from harness.common.findings import Finding
 from harness.common.observations import (
@@ -24,7 +25,6 @@ from harness.common.observations import (
 from harness.common.redact import looks_secret, redact, redacted
 from harness.common.versions import JujuVersion
 from harness.observe.debug_log import parse_lines
-from harness.relation_keys import SPANS
 from harness.verdict import (
     DEFAULT_LAYERS,
     choose_branch,

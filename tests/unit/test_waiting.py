@@ -11,12 +11,12 @@ import urllib3
 from kubernetes.client.exceptions import ApiException
 from live_fakes import FakeClock
 
-from harness import waiting
 from harness.common.errors import WaitTimeout
+from harness.lab import waiting
+from harness.lab.transient import is_transient
+from harness.lab.waiting import wait_for
 from harness.live.juju_cli import JujuCLIError
 from harness.live.process import ProcessTimeout
-from harness.transient import is_transient
-from harness.waiting import wait_for
 
 
 def refused() -> Exception:

@@ -28,8 +28,8 @@ from tenacity import (
 )
 
 from harness.common.errors import WaitTimeout
-from harness.ports import Clock
-from harness.transient import is_transient
+from harness.lab.ports import Clock
+from harness.lab.transient import is_transient
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ async def wait_for(
     The pause between looks grows from ``interval`` to ``max_interval`` and never runs past
     the deadline. Exceptions in ``retry_on`` count as "not yet" (a controller that is still
     down). Errors ``transient`` accepts (5xx, refused connections, closed websockets, a
-    timed-out ``juju``: see ``harness.transient``) are retried too, up to
+    timed-out ``juju``: see ``harness.lab.transient``) are retried too, up to
     ``transient_budget`` in a row, each logged once; any other exception propagates at once.
     A look is cancelled after ``look_timeout`` seconds, and in any case ``LOOK_GRACE``
     seconds after the deadline; it then counts as a transient ``LookTimeout``.
