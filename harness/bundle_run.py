@@ -14,20 +14,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.bundle_spec import BundleSpec, load_bundle
-from harness.bundle_stack import (
+from harness.common.errors import EnvironmentUnavailable, HarnessError
+from harness.common.versions import JujuVersion
+from harness.run import RunResult, plan
+from harness.scenario.bundle_spec import BundleSpec, load_bundle
+from harness.scenario.bundle_stack import (
     MetaSources,
     check_twin_scale,
     implied_meta,
     prepare,
     read_metas,
 )
-from harness.charm_meta import CharmMeta, read_charmhub
-from harness.common.errors import EnvironmentUnavailable, HarnessError
-from harness.common.versions import JujuVersion
-from harness.run import RunResult, plan
-from harness.scenarios import Scenario
-from harness.stack import Stack
+from harness.scenario.charm_meta import CharmMeta, read_charmhub
+from harness.scenario.scenarios import Scenario
+from harness.scenario.stack import Stack
 
 if TYPE_CHECKING:
     from harness.common.interrupt import Interruption

@@ -22,8 +22,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.bundle_spec import BundleSpec, load_bundle
-from harness.bundle_stack import (
+from harness.common.errors import HarnessError
+from harness.deploy import deploy_stack, mark_stack
+from harness.evidence.bundle import Evidence
+from harness.evidence.folders import session_folder
+from harness.lab.ports import Lab
+from harness.run import RunResult, deploy_commands, one_line, run_scenario, user_bundle
+from harness.scenario.bundle_spec import BundleSpec, load_bundle
+from harness.scenario.bundle_stack import (
     MetaSources,
     bundle_scenario,
     check_twin_scale,
@@ -31,15 +37,9 @@ from harness.bundle_stack import (
     prepare,
     read_metas,
 )
-from harness.charm_meta import CharmMeta
-from harness.common.errors import HarnessError
-from harness.deploy import deploy_stack, mark_stack
-from harness.evidence.bundle import Evidence
-from harness.evidence.folders import session_folder
-from harness.lab.ports import Lab
-from harness.run import RunResult, deploy_commands, one_line, run_scenario, user_bundle
+from harness.scenario.charm_meta import CharmMeta
+from harness.scenario.stack import Stack
 from harness.session import DEPLOY_FOLDER, evidence_folder, write_deploy_evidence
-from harness.stack import Stack
 
 log = logging.getLogger(__name__)
 

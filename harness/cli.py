@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from harness.bundle_run import BundleRun
     from harness.common.interrupt import Interruption
     from harness.run import RunResult
-    from harness.scenarios import Scenario
-    from harness.stack import Stack
+    from harness.scenario.scenarios import Scenario
+    from harness.scenario.stack import Stack
     from harness.twin.charms import CharmSource
 
 BOOTSTRAP_FIX = "bootstrap one with `juju bootstrap microk8s`, or pass --backend twin"
@@ -187,7 +187,7 @@ def _write(out: IO[str], text: str) -> None:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from harness.disrupt.base import NAMES
-    from harness.scenarios import SCENARIOS
+    from harness.scenario.scenarios import SCENARIOS
 
     width = max(len(n) for n in (*NAMES, *(s.name for s in SCENARIOS)))
     print("disruptions (repro run NAME: the default stack; add --bundle FILE --app APP):")
@@ -246,7 +246,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 def _refuse_a_scenario(name: str, juju: str) -> None:
     """``repro list`` shows scenarios too; predict takes their disruption, so name it."""
-    from harness.scenarios import SCENARIOS
+    from harness.scenario.scenarios import SCENARIOS
 
     for s in SCENARIOS:
         if s.name == name:
@@ -548,8 +548,8 @@ def _unfinished_bundle(
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.evidence.folders import check_evidence_root, claim_folder
     from harness.run import plan
-    from harness.scenarios import scenario as find_scenario
-    from harness.stack import default_stack
+    from harness.scenario.scenarios import scenario as find_scenario
+    from harness.scenario.stack import default_stack
 
     if args.bundle:
         return _run_bundle(args)
@@ -665,8 +665,8 @@ def _run_bundle(args: argparse.Namespace) -> int:
         prepare_run,
         start,
     )
-    from harness.bundle_spec import load_bundle
     from harness.evidence.folders import check_evidence_root, claim_folder
+    from harness.scenario.bundle_spec import load_bundle
 
     juju = _juju_option(args.juju)
     _check_model(args.model)

@@ -29,8 +29,8 @@ from harness.evidence.folders import fallback_folder, folder_for_new_bundle
 from harness.evidence.user_bundle import UserBundle
 from harness.lab.ports import Lab
 from harness.live.signals import Interrupted
-from harness.scenarios import Scenario
-from harness.stack import Stack, WatchedPath
+from harness.scenario.scenarios import Scenario
+from harness.scenario.stack import Stack, WatchedPath
 
 if TYPE_CHECKING:
     from harness.catalogue.model import Expectation

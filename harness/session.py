@@ -13,8 +13,8 @@ from harness.evidence.folders import folder_for_new_bundle, session_folder
 from harness.lab.ports import Lab
 from harness.options import HarnessOptions
 from harness.run import RunResult, deploy_commands, one_line, portable_commands, run_scenario
-from harness.scenarios import scenario
-from harness.stack import Stack, default_stack
+from harness.scenario.scenarios import scenario
+from harness.scenario.stack import Stack, default_stack
 
 log = logging.getLogger(__name__)
 

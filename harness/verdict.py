@@ -43,7 +43,7 @@ from harness.common.observations import (
 from harness.common.redact import comparable, redact, shown
 from harness.common.versions import JujuVersion
 from harness.file_survival import JUDGED_ON, survival
-from harness.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
+from harness.scenario.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
 
 # Where the stack's judged paths live (``Stack.layers`` says the same for a whole stack);
 # callers add the probe's charm-dir and storage paths. /etc/mysqlrouter itself is not

@@ -77,7 +77,7 @@ def juju_of(evidence: Evidence) -> str:
 def disruption_of(evidence: Evidence) -> str:
     if evidence.disruption:
         return evidence.disruption
-    from harness.scenarios import SCENARIOS
+    from harness.scenario.scenarios import SCENARIOS
 
     return next((s.disruption for s in SCENARIOS if s.name == evidence.scenario), "unknown")
 

@@ -17,7 +17,6 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from harness.charm_assumes import refused_deploy, refused_refresh
 from harness.common.errors import HarnessError, UnknownName, WaitTimeout
 from harness.common.logging_config import (
     DEFAULT_ROOT,
@@ -32,6 +31,7 @@ from harness.lab.ports import ActionResult, AppSpec, Clock
 from harness.lab.waiting import wait_for
 from harness.live.juju_cli import JujuCLI, JujuCLIError
 from harness.live.process import ProcessTimeout
+from harness.scenario.charm_assumes import refused_deploy, refused_refresh
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from harness.common.observations import (
 from harness.lab.ports import Lab
 from harness.lab.waiting import wait_for
 from harness.observe.journal import latest_entry
-from harness.stack import PROBE, PROBE_PEER, Stack
+from harness.scenario.stack import PROBE, PROBE_PEER, Stack
 
 log = logging.getLogger(__name__)
 

@@ -43,10 +43,10 @@ from ops import testing
 
 from harness.catalogue.model import Expectation
 from harness.catalogue.relation_keys import unit_keys
-from harness.charm_assumes import simulated_refusal
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.versions import JujuVersion
 from harness.disrupt.base import NAMES
+from harness.scenario.charm_assumes import simulated_refusal
 from harness.twin import compat, layers
 from harness.twin.engine import Arrival, Change, UnitPlan, decide, lifecycle
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for

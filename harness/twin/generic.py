@@ -22,9 +22,9 @@ from typing import Any
 import ops
 import yaml
 
-from harness.bundle_spec import BundleSpec
-from harness.charm_meta import CharmMeta
 from harness.common.errors import HarnessError
+from harness.scenario.bundle_spec import BundleSpec
+from harness.scenario.charm_meta import CharmMeta
 from harness.twin.charms import CharmSource
 
 STAND_IN = "SIMULATED generic stand-in"

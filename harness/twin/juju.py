@@ -9,11 +9,11 @@ from typing import Any
 
 from ops import testing
 
-from harness.charm_assumes import simulated_refusal
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.observations import Databag, HookRecord, UnitStatus
 from harness.common.versions import CharmVersion, Versions
 from harness.lab.ports import ActionResult, AppSpec
+from harness.scenario.charm_assumes import simulated_refusal
 from harness.twin.charms import CharmSource
 from harness.twin.model import App, RelationEnd, TwinRelation, Unit
 from harness.twin.world import MODEL_NAME, Dispatched, Twin, iso

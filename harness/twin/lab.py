@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.common.versions import JujuVersion
 from harness.lab.ports import Lab
-from harness.stack import Stack
+from harness.scenario.stack import Stack
 from harness.twin.charms import CharmSource, probe_source
 from harness.twin.clock import TwinClock
 from harness.twin.cluster import TwinCluster, TwinNode

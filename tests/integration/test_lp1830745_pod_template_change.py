@@ -18,8 +18,8 @@ from harness.checks import (
     pod_pair,
 )
 from harness.run import RunResult
+from harness.scenario.stack import PROBE, ROUTER
 from harness.session import Disrupter
-from harness.stack import PROBE, ROUTER
 
 EXTERNAL = "lp1830745-pod-spec-change"
 CHARM_DRIVEN = "lp1830745-charm-pod-spec-change"

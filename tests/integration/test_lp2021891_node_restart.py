@@ -19,8 +19,8 @@ from harness.checks import (
     journal_entry,
     pod_pair,
 )
+from harness.scenario.stack import PROBE, PROBE_WORKLOAD_MARKER, ROUTER, ROUTER_MARKER
 from harness.session import Disrupter
-from harness.stack import PROBE, PROBE_WORKLOAD_MARKER, ROUTER, ROUTER_MARKER
 
 SCENARIO = "lp2021891-node-restart"
 BUG = "https://bugs.launchpad.net/juju/+bug/2021891"

@@ -19,8 +19,15 @@ from harness.checks import (
     journal_entry,
     pod_pair,
 )
+from harness.scenario.stack import (
+    MYSQL,
+    PROBE,
+    PROBE_PEER,
+    PROBE_WORKLOAD_MARKER,
+    ROUTER,
+    ROUTER_MARKER,
+)
 from harness.session import Disrupter
-from harness.stack import MYSQL, PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, ROUTER, ROUTER_MARKER
 
 SCENARIO = "lp2021891-pod-delete"
 BUG = "https://bugs.launchpad.net/juju/+bug/2021891"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from harness.checks import assert_no_deviation, findings
+from harness.scenario.stack import PROBE
 from harness.session import Disrupter
-from harness.stack import PROBE
 
 SCENARIOS = [
     "container-restart",

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from harness import charm_meta, cli
+from harness import cli
 from harness.evidence.bundle import read_bundle, schema_errors
+from harness.scenario import charm_meta
 
 DATA = Path(__file__).parents[1] / "data" / "bundles" / "postgresql-k8s"
 BUNDLE = DATA / "bundle.yaml"

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from samples import load_sample
 
-from harness.charm_assumes import juju_refusal, unmet_assumes
+from harness.scenario.charm_assumes import juju_refusal, unmet_assumes
 
 MYSQL_K8S = yaml.safe_load(
     (

@@ -19,7 +19,7 @@ from evidence_samples import evidence
 from harness import cli
 from harness.disrupt.base import NAMES
 from harness.evidence import write_bundle
-from harness.scenarios import SCENARIOS
+from harness.scenario.scenarios import SCENARIOS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
 BUNDLES = SAMPLES.parent / "bundles"

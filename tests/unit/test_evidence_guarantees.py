@@ -552,7 +552,7 @@ def test_a_twin_report_reproduces_without_this_machines_paths_or_kubectl(
 
 def test_a_packed_charm_elsewhere_is_named_by_its_file_name() -> None:
     from harness.run import deploy_commands, portable_commands
-    from harness.stack import default_stack
+    from harness.scenario.stack import default_stack
 
     stack = default_stack("/home/someone/build/probe_ubuntu-22.04-amd64.charm")
 
@@ -713,8 +713,8 @@ def test_an_earlier_bundle_that_cannot_be_moved_is_neither_replaced_nor_a_traceb
 
     from harness.evidence import folders
     from harness.run import run_scenario
-    from harness.scenarios import scenario
-    from harness.stack import default_stack
+    from harness.scenario.scenarios import scenario
+    from harness.scenario.stack import default_stack
     from harness.twin import make_lab
 
     folder = tmp_path / "evidence" / "lp2021891-pod-delete"

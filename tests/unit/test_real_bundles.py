@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from test_bundle_run import charmhub, forbid_deploying, repro
 
-from harness.bundle_spec import load_bundle
 from harness.common.errors import HarnessError
 from harness.evidence.bundle import Evidence, read_bundle, schema_errors
+from harness.scenario.bundle_spec import load_bundle
 
 DATA = Path(__file__).parents[1] / "data" / "bundles"
 

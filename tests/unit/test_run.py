@@ -32,8 +32,8 @@ from harness.disrupt.node_restart import NodeRestart
 from harness.lab.ports import ActionResult, Lab
 from harness.live.microk8s import MicroK8sNode
 from harness.run import deploy_commands, in_window, one_line, plan, run_scenario
-from harness.scenarios import scenario
-from harness.stack import default_stack
+from harness.scenario.scenarios import scenario
+from harness.scenario.stack import default_stack
 
 T0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc)
 SCENARIO = scenario("lp2021891-pod-delete")

@@ -4,8 +4,8 @@ import pytest
 
 from harness.common.errors import UnknownName
 from harness.disrupt.base import NAMES
-from harness.scenarios import SCENARIOS, scenario
-from harness.stack import default_stack
+from harness.scenario.scenarios import SCENARIOS, scenario
+from harness.scenario.stack import default_stack
 
 
 def test_every_scenario_uses_a_known_disruption_and_a_stack_app() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.scenario.stack import default_stack
 from harness.session import DEPLOY_FOLDER, Deployment
-from harness.stack import default_stack
 from harness.twin import make_lab
 
 

@@ -14,7 +14,7 @@ from harness.common.observations import UNLISTED, Databag, FileState
 from harness.lab.ports import ActionResult
 from harness.observe.journal import hook_records, read_journal
 from harness.observe.snapshot import probe_databags, take_snapshot
-from harness.stack import default_stack
+from harness.scenario.stack import default_stack
 
 
 def entry(seq: int, event: str, unit: str = "probe/0", **extra: Any) -> dict[str, Any]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from harness.deploy import deploy_stack
 from harness.run import run_scenario
-from harness.scenarios import scenario
-from harness.stack import default_stack
+from harness.scenario.scenarios import scenario
+from harness.scenario.stack import default_stack
 from harness.twin import make_lab
 
 PROBE_DIR = Path(__file__).resolve().parents[2] / "charms" / "probe"

@@ -10,8 +10,8 @@ from harness.catalogue import load
 from harness.common.versions import JujuVersion
 from harness.disrupt import get
 from harness.disrupt.steps import pod_name
-from harness.scenarios import SCENARIOS, Scenario
-from harness.stack import PROBE, default_stack
+from harness.scenario.scenarios import SCENARIOS, Scenario
+from harness.scenario.stack import PROBE, default_stack
 from harness.twin import make_lab
 
 PROBE_DIR = Path(__file__).resolve().parents[2] / "charms" / "probe"

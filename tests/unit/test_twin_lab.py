@@ -16,7 +16,7 @@ from harness.common.observations import Databag, HookRecord, JournalEntry
 from harness.lab.ports import Lab
 from harness.observe.debug_log import parse_lines
 from harness.observe.journal import read_journal
-from harness.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, ROUTER, default_stack
+from harness.scenario.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, ROUTER, default_stack
 from harness.twin import make_lab
 from harness.twin.juju import TwinJuju
 
@@ -318,7 +318,7 @@ async def test_deleting_every_pod_at_once_leaves_none_running_for_a_moment(
     tmp_path: Path,
 ) -> None:
     from harness.disrupt.steps import delete_every_pod_at_once
-    from harness.scenarios import SCENARIOS
+    from harness.scenario.scenarios import SCENARIOS
 
     lab = await marked_lab(tmp_path)
     (before,) = await lab.cluster.pods(PROBE)

@@ -27,7 +27,7 @@ from samples import load_sample
 from harness.common.observations import Databag
 from harness.common.versions import JujuVersion
 from harness.live.show_unit import parse_show_unit
-from harness.stack import PROBE, default_stack
+from harness.scenario.stack import PROBE, default_stack
 from harness.twin import make_lab, run_disruption
 
 PROBE_DIR = Path(__file__).resolve().parents[2] / "charms" / "probe"

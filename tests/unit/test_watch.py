@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.charm_meta import (
+from harness.common.errors import EnvironmentUnavailable, HarnessError
+from harness.scenario.charm_meta import (
     CharmMeta,
     charmhub_info_url,
     read_charm_dir,
     read_charm_file,
     read_charmhub,
 )
-from harness.common.errors import EnvironmentUnavailable, HarnessError
-from harness.watch import layer_of, watched_path
+from harness.scenario.watch import layer_of, watched_path
 
 DATA = Path(__file__).parents[1] / "data" / "bundles" / "postgresql-k8s"
 POSTGRESQL_META = (DATA / "postgresql-k8s.metadata.yaml").read_text()

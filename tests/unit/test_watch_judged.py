@@ -21,7 +21,6 @@ from test_live_cluster_port import run_listing_locally
 
 from harness import cli
 from harness.catalogue import load
-from harness.charm_meta import read_charm_dir
 from harness.common.findings import Finding
 from harness.common.observations import (
     ABSENT,
@@ -33,9 +32,10 @@ from harness.common.observations import (
 )
 from harness.evidence.bundle import read_bundle
 from harness.live.cluster_port import parse_listing
-from harness.stack import Stack
+from harness.scenario.charm_meta import read_charm_dir
+from harness.scenario.stack import Stack
+from harness.scenario.watch import watched_path
 from harness.verdict import judge
-from harness.watch import watched_path
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "charm-repo"
 UNIT = "demo/0"

@@ -32,7 +32,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from harness.scenarios import SCENARIOS
+from harness.scenario.scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"

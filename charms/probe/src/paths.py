@@ -1,6 +1,6 @@
 """Every path and name the probe uses, in one place.
 
-Keep WORKLOAD_MARKER and ROOT_INCARNATION in step with harness/stack.py
+Keep WORKLOAD_MARKER and ROOT_INCARNATION in step with harness/scenario/stack.py
 (PROBE_WORKLOAD_MARKER, PROBE_ROOT_INCARNATION): the harness watches the same files.
 """
 

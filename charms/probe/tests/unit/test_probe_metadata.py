@@ -46,7 +46,9 @@ def test_endpoints_storage_container_and_config() -> None:
 
 
 def test_paths_are_in_step_with_the_harness() -> None:
-    stack = pytest.importorskip("harness.stack", reason="needs the harness package importable")
+    stack = pytest.importorskip(
+        "harness.scenario.stack", reason="needs the harness package importable"
+    )
     assert paths.WORKLOAD_MARKER == stack.PROBE_WORKLOAD_MARKER
     assert paths.ROOT_INCARNATION == stack.PROBE_ROOT_INCARNATION
     assert charmcraft()["name"] == stack.PROBE

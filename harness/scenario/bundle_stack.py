@@ -15,14 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.bundle_spec import BundleApp, BundleSpec
-from harness.charm_meta import CHARM_CONTAINER, CharmMeta, Fetch, read_charmhub, read_local
 from harness.common.errors import HarnessError, UnknownName, unknown
 from harness.disrupt.base import NAMES, Target
 from harness.lab.ports import AppSpec
-from harness.scenarios import Scenario
-from harness.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack, WatchedPath
-from harness.watch import parse_watch, watched_path
+from harness.scenario.bundle_spec import BundleApp, BundleSpec
+from harness.scenario.charm_meta import (
+    CHARM_CONTAINER,
+    CharmMeta,
+    Fetch,
+    read_charmhub,
+    read_local,
+)
+from harness.scenario.scenarios import Scenario
+from harness.scenario.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack, WatchedPath
+from harness.scenario.watch import parse_watch, watched_path
 
 PROBE_IMAGE = "ubuntu/nginx:1.24-24.04_beta"
 # Disruptions that need something only the probe has (its own pod-patching config) or an

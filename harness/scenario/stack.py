@@ -10,8 +10,8 @@ from harness.catalogue.model import Layer
 from harness.lab.ports import AppSpec
 
 if TYPE_CHECKING:
-    from harness.bundle_spec import BundleSpec
-    from harness.charm_meta import CharmMeta
+    from harness.scenario.bundle_spec import BundleSpec
+    from harness.scenario.charm_meta import CharmMeta
 
 MYSQL = "mysql-k8s"
 ROUTER = "mysql-router-k8s"

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from harness.catalogue.model import Layer
-from harness.charm_meta import CHARM_CONTAINER, CHARM_DATA, CharmMeta, is_under
 from harness.common.errors import HarnessError
-from harness.stack import WatchedPath
+from harness.scenario.charm_meta import CHARM_CONTAINER, CHARM_DATA, CharmMeta, is_under
+from harness.scenario.stack import WatchedPath
 
 FORMAT_FIX = "write it as APP:CONTAINER:/absolute/path, e.g. postgresql-k8s:postgresql:/etc/hosts"
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from harness.common.errors import unknown
 from harness.disrupt.base import Target
-from harness.stack import PROBE, ROUTER
+from harness.scenario.stack import PROBE, ROUTER
 
 
 @dataclass(frozen=True)
