@@ -6,8 +6,8 @@ import logging
 
 from harness.common.observations import Step
 from harness.lab.ports import Lab
+from harness.observe.settle import wait_settled
 from harness.scenario.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack
-from harness.settle import wait_settled
 
 log = logging.getLogger(__name__)
 

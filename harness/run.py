@@ -34,7 +34,7 @@ from harness.scenario.stack import Stack, WatchedPath
 
 if TYPE_CHECKING:
     from harness.catalogue.model import Expectation
-    from harness.verdict import BranchChoice
+    from harness.verdict.judge import BranchChoice
 
 Progress = Callable[[str], None]
 
@@ -238,7 +238,7 @@ def plan(
 ) -> tuple[str, ...]:
     """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run)."""
     from harness.live.juju_cli import debug_log_plan
-    from harness.settle import HOOKS_TIMEOUT, QUIET_FOR
+    from harness.observe.settle import HOOKS_TIMEOUT, QUIET_FOR
 
     affected = sorted({t.app for t in scenario.targets})
     lines = [f"# model {model} (Kubernetes namespace {namespace})"]
@@ -718,10 +718,10 @@ async def _run(
     from harness.catalogue import load
     from harness.disrupt import get
     from harness.disrupt.steps import keeping_steps
-    from harness.journal_layers import layer_findings
+    from harness.observe.settle import wait_settled
     from harness.observe.snapshot import take_snapshot
-    from harness.settle import wait_settled
-    from harness.verdict import choose_branch, describe_branches, judge
+    from harness.verdict.journal_layers import layer_findings
+    from harness.verdict.judge import choose_branch, describe_branches, judge
 
     label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
     progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")

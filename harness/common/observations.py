@@ -61,7 +61,7 @@ class FileState:
     from one written again: ``size`` in bytes; ``mtime``, ``ctime`` and ``birth`` as epoch
     seconds of the container's own clock (the node's kernel stamps them); ``inode``; and
     ``clock``, what that clock read when the path was listed, so times are only ever
-    compared with readings of the same clock (``harness.file_survival``).
+    compared with readings of the same clock (``harness.verdict.file_survival``).
     """
 
     unit: str

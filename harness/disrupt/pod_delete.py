@@ -19,7 +19,7 @@ from harness.disrupt.steps import (
 )
 from harness.lab.ports import Lab
 from harness.lab.waiting import Waited, wait_for
-from harness.settle import pod_ready
+from harness.observe.settle import pod_ready
 
 
 class PodDelete(Disruption):

@@ -12,7 +12,7 @@ from harness.disrupt.base import Disruption, Target
 from harness.disrupt.steps import WAIT_TIMEOUT, describe_pods, timed, waited_step
 from harness.lab.ports import Lab
 from harness.lab.waiting import Waited, wait_for
-from harness.settle import pod_ready
+from harness.observe.settle import pod_ready
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from harness.common.errors import HarnessError, UnknownName
 from harness.common.observations import PodIdentity, Step
 from harness.lab.ports import Lab
 from harness.lab.waiting import Waited, wait_for
-from harness.settle import pod_ready
+from harness.observe.settle import pod_ready
 
 T = TypeVar("T")
 

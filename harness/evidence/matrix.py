@@ -17,8 +17,8 @@ from harness.common.observations import ABSENT, FileState, Snapshot
 from harness.common.versions import JujuVersion
 from harness.evidence import markdown as md
 from harness.evidence.bundle import BUNDLE_FILE, Evidence, read_bundle
-from harness.file_survival import JUDGED_ON as WATCH_JUDGED_ON
-from harness.file_survival import unchanged
+from harness.verdict.file_survival import JUDGED_ON as WATCH_JUDGED_ON
+from harness.verdict.file_survival import unchanged
 
 NONE_OBSERVED = "(none observed)"
 

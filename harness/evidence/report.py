@@ -23,7 +23,7 @@ from harness.common.observations import (
 from harness.common.times import duration, format_duration, parse_instant
 from harness.evidence import markdown as md
 from harness.evidence.bundle import Evidence
-from harness.file_survival import changes, unchanged
+from harness.verdict.file_survival import changes, unchanged
 
 DETAIL_CHARS = 200
 
@@ -252,7 +252,7 @@ def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
             continue
         after_text = _state_text(b, after, key)
         if a is not None and b is not None and a.digest == b.digest and b.reason is None:
-            # Same content, other metadata: written again (see harness.file_survival).
+            # Same content, other metadata: written again (see harness.verdict.file_survival).
             after_text += " (same content; " + ", ".join(changes(a, b)) + ")"
         rows.append((*key, _state_text(a, before, key), after_text))
     lines = ["", "## Files", ""]

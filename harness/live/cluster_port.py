@@ -53,7 +53,7 @@ CONNECT_TIMEOUT = 60.0
 # nanoseconds and a birth time, 0 when unknown; busybox/toybox: whole seconds, no birth),
 # or "-" when the container has no usable stat. A file's times come from the node's kernel,
 # the same clock `date` reads here: they are compared with this reading, never with the
-# harness's clock (harness.file_survival).
+# harness's clock (harness.verdict.file_survival).
 LIST_FILES_SCRIPT = r"""
 command -v sha256sum >/dev/null 2>&1 || { echo "sha256sum not found" >&2; exit 3; }
 now=$(date +%s.%N 2>/dev/null)

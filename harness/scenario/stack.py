@@ -36,7 +36,7 @@ class WatchedPath:
     ``seed`` the harness writes the file itself (through the cluster port) before disrupting.
     ``judged=False`` records a known layer without judging it. ``charm_written`` (a
     ``--watch`` path) is judged on its metadata, not its digest: the charm may write it
-    again after the disruption (``harness.file_survival``).
+    again after the disruption (``harness.verdict.file_survival``).
     """
 
     app: str

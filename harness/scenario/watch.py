@@ -5,7 +5,7 @@ against the survival its layer is catalogued with. A ``--watch`` file (one the c
 workload writes) is judged against the same prediction on its content *and* metadata
 (size, mtime, ctime, inode): the charm may write it again after the disruption, which a
 digest cannot tell from survival, so a rewritten file comes out ``undetermined``, never
-"kept" (``harness.file_survival``).
+"kept" (``harness.verdict.file_survival``).
 
 The layer is inferred from the charm's metadata, as Kubernetes lays a sidecar pod out
 (DESIGN.md, "The facts the harness encodes"):

@@ -11,7 +11,7 @@ container's "own clock" is the twin's clock, read at each listing.
 What an image ships is stamped as unpacked before any container started, with one inode
 number per (application, container, path): overlayfs shows a file of a lower layer alike
 in every container of that image on one node, which is exactly what makes an unchanged
-image file look "kept" in a new container root (``harness.file_survival``).
+image file look "kept" in a new container root (``harness.verdict.file_survival``).
 """
 
 from __future__ import annotations

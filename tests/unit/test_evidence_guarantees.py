@@ -625,7 +625,7 @@ def test_a_charm_dir_that_survives_a_new_pod_is_a_deviation() -> None:
 
     from harness.catalogue import load
     from harness.common.observations import JournalEntry
-    from harness.journal_layers import layer_findings
+    from harness.verdict.journal_layers import layer_findings
 
     def entry(seq: int, charm_dir: str) -> JournalEntry:
         return JournalEntry(

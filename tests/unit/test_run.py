@@ -269,9 +269,11 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
         raising=False,
     )
     monkeypatch.setattr(
-        module(monkeypatch, "harness.settle"), "wait_settled", wait_settled, raising=False
+        module(monkeypatch, "harness.observe.settle"), "wait_settled", wait_settled, raising=False
     )
-    monkeypatch.setattr(module(monkeypatch, "harness.verdict"), "judge", judge, raising=False)
+    monkeypatch.setattr(
+        module(monkeypatch, "harness.verdict.judge"), "judge", judge, raising=False
+    )
     return state
 
 

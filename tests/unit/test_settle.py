@@ -9,7 +9,7 @@ import pytest
 from live_fakes import FakeClock, FakeCluster, FakeJuju, make_lab, pod, status
 
 from harness.common.errors import WaitTimeout
-from harness.settle import wait_settled
+from harness.observe.settle import wait_settled
 
 
 def hook_line(unit: str, hook: str, second: int = 5) -> str:

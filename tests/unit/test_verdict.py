@@ -25,7 +25,7 @@ from harness.common.observations import (
 from harness.common.redact import looks_secret, redact, redacted
 from harness.common.versions import JujuVersion
 from harness.observe.debug_log import parse_lines
-from harness.verdict import (
+from harness.verdict.judge import (
     DEFAULT_LAYERS,
     choose_branch,
     count,

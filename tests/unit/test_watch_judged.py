@@ -35,7 +35,7 @@ from harness.live.cluster_port import parse_listing
 from harness.scenario.charm_meta import read_charm_dir
 from harness.scenario.stack import Stack
 from harness.scenario.watch import watched_path
-from harness.verdict import judge
+from harness.verdict.judge import judge
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "charm-repo"
 UNIT = "demo/0"

@@ -42,8 +42,8 @@ from harness.common.observations import (
 )
 from harness.common.redact import comparable, redact, shown
 from harness.common.versions import JujuVersion
-from harness.file_survival import JUDGED_ON, survival
 from harness.scenario.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
+from harness.verdict.file_survival import JUDGED_ON, survival
 
 # Where the stack's judged paths live (``Stack.layers`` says the same for a whole stack);
 # callers add the probe's charm-dir and storage paths. /etc/mysqlrouter itself is not
@@ -101,7 +101,7 @@ def judge(
     ``(container, path)`` lives in (``DEFAULT_LAYERS`` when omitted); paths without a
     layer are not judged. Of those, the ``charm_written`` ``(container, path)`` pairs
     (``--watch``) are judged on their metadata, and may come out ``undetermined``
-    (``harness.file_survival``); the others (markers the harness wrote) on their content.
+    (``harness.verdict.file_survival``); the others (markers the harness wrote) on their content.
     Units created by the disruption (scale-down-up) are judged against
     ``expectation.new_units``.
     """
@@ -754,7 +754,7 @@ def _watched_finding(
     started_at: str | None,
     other_node: str | None = None,
 ) -> Finding:
-    """A file the charm writes, judged on its metadata (see ``harness.file_survival``)."""
+    """A file the charm writes, judged on its metadata (see ``harness.verdict.file_survival``)."""
     verdict: Verdict
     if old is None or old.digest == ABSENT:
         observed = "absent before the disruption: nothing to survive; survival undetermined"

@@ -1,0 +1,1 @@
+"""The verdict: one run compared with its catalogue entry, one finding per check."""
