@@ -73,7 +73,7 @@ if mode in ("parse", "parse-ops"):
 elif mode == "regex":
     from harness.observe.debug_log import _OPS_LINE, _UNITER_LINE
 elif mode not in ("read", "bound"):
-    from harness.cli import main
+    from harness.cli.main import main
 imported = time.perf_counter() - began
 matched = []
 if mode == "regex":

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import HarnessError
-from harness.deploy import deploy_stack, mark_stack
 from harness.evidence.bundle import Evidence
 from harness.evidence.folders import session_folder
 from harness.lab.ports import Lab
-from harness.run import RunResult, deploy_commands, one_line, run_scenario, user_bundle
+from harness.run.deploy import deploy_stack, mark_stack
+from harness.run.scenario import RunResult, deploy_commands, one_line, run_scenario, user_bundle
 from harness.scenario.bundle_spec import BundleSpec, load_bundle
 from harness.scenario.bundle_stack import (
     MetaSources,
@@ -39,7 +39,7 @@ from harness.scenario.bundle_stack import (
 )
 from harness.scenario.charm_meta import CharmMeta
 from harness.scenario.stack import Stack
-from harness.session import DEPLOY_FOLDER, evidence_folder, write_deploy_evidence
+from harness.suite.session import DEPLOY_FOLDER, evidence_folder, write_deploy_evidence
 
 log = logging.getLogger(__name__)
 

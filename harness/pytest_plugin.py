@@ -1,7 +1,7 @@
 """pytest plugin: options, markers and fixtures that delegate to the harness library.
 
 Kept thin on purpose: `repro run` and these fixtures share one code path
-(``harness.deploy``, ``harness.run``), so a reproduction behaves the same in both.
+(``harness.run.deploy``, ``harness.run.scenario``), so a reproduction behaves the same in both.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.lab.ports import Lab
-from harness.options import HarnessOptions
+from harness.suite.options import HarnessOptions
 
 if TYPE_CHECKING:
     from harness.charm_suite import BundleDeployment, CharmStack, Disrupt
-    from harness.session import Deployment, Disrupter
+    from harness.suite.session import Deployment, Disrupter
 
 NODE_RESTART_SKIP = (
     "stops MicroK8s, which takes every pod and the Juju controller down: "
@@ -79,7 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if problem is not None:
         raise pytest.UsageError(problem)
     if require_live:
-        from harness.require_live import RequireLive
+        from harness.suite.require_live import RequireLive
 
         config.pluginmanager.register(RequireLive(config), "juju-lifecycle-require-live")
     config.addinivalue_line("markers", "disruptive: takes pods or the node down")
@@ -232,7 +232,7 @@ def stack(
         else:
             ops_test = request.getfixturevalue("ops_test")
             probe_charm = str(event_loop.run_until_complete(ops_test.build_charm(charm_dir)))
-    from harness.session import Deployment
+    from harness.suite.session import Deployment
 
     deployment = Deployment.for_options(lab, harness_options, probe_charm)
     _deploy_or_fail(event_loop, deployment, "the stack")
@@ -242,7 +242,7 @@ def stack(
 @pytest.fixture
 def disrupt(request: pytest.FixtureRequest, stack: Deployment) -> Disrupter:
     """``await disrupt("lp2021891-pod-delete")``: one run per scenario per module, reused."""
-    from harness.session import Disrupter
+    from harness.suite.session import Disrupter
 
     def record(path: Path) -> None:
         request.node.user_properties.append(("evidence", str(path)))
@@ -303,7 +303,7 @@ def _deploy_or_fail(
     """Deploy; a failure names the bundle the deploy wrote (where it really went), and a
     HarnessError (Juju refused a charm, bad input) fails as its one line."""
     from harness.common.errors import HarnessError
-    from harness.session import DEPLOY_FOLDER
+    from harness.suite.session import DEPLOY_FOLDER
 
     try:
         loop.run_until_complete(deployment.deploy())

@@ -17,9 +17,9 @@ from harness.checks import (
     databags,
     pod_pair,
 )
-from harness.run import RunResult
+from harness.run.scenario import RunResult
 from harness.scenario.stack import PROBE, ROUTER
-from harness.session import Disrupter
+from harness.suite.session import Disrupter
 
 EXTERNAL = "lp1830745-pod-spec-change"
 CHARM_DRIVEN = "lp1830745-charm-pod-spec-change"

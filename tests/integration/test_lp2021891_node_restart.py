@@ -20,7 +20,7 @@ from harness.checks import (
     pod_pair,
 )
 from harness.scenario.stack import PROBE, PROBE_WORKLOAD_MARKER, ROUTER, ROUTER_MARKER
-from harness.session import Disrupter
+from harness.suite.session import Disrupter
 
 SCENARIO = "lp2021891-node-restart"
 BUG = "https://bugs.launchpad.net/juju/+bug/2021891"

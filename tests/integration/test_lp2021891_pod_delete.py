@@ -27,7 +27,7 @@ from harness.scenario.stack import (
     ROUTER,
     ROUTER_MARKER,
 )
-from harness.session import Disrupter
+from harness.suite.session import Disrupter
 
 SCENARIO = "lp2021891-pod-delete"
 BUG = "https://bugs.launchpad.net/juju/+bug/2021891"

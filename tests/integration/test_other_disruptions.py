@@ -11,7 +11,7 @@ import pytest
 
 from harness.checks import assert_no_deviation, findings
 from harness.scenario.stack import PROBE
-from harness.session import Disrupter
+from harness.suite.session import Disrupter
 
 SCENARIOS = [
     "container-restart",

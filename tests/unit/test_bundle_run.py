@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness import cli
+from harness.cli import main as cli
 from harness.evidence.bundle import read_bundle, schema_errors
 from harness.scenario import charm_meta
 
@@ -42,8 +42,8 @@ def charmhub(monkeypatch: pytest.MonkeyPatch, *, reachable: bool = True) -> list
 
 
 def forbid_deploying(monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.deploy
     import harness.live.lab
+    import harness.run.deploy
     import harness.twin
 
     def forbidden(*args: Any, **kwargs: Any) -> Any:
@@ -51,7 +51,7 @@ def forbid_deploying(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(harness.live.lab, "connect_lab", forbidden)
     monkeypatch.setattr(harness.twin, "make_lab", forbidden)
-    monkeypatch.setattr(harness.deploy, "deploy_stack", forbidden)
+    monkeypatch.setattr(harness.run.deploy, "deploy_stack", forbidden)
     monkeypatch.setattr(cli, "_controller_reachable", lambda: True)
 
 
@@ -401,9 +401,9 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
     import contextlib
     import types
 
-    import harness.deploy
     import harness.live.lab
-    import harness.run
+    import harness.run.deploy
+    import harness.run.scenario
     from harness.lab.ports import AppSpec
 
     charmhub(monkeypatch)
@@ -426,8 +426,8 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
         raise RuntimeError("the controller went away")  # a failing run still leaves a bundle
 
     monkeypatch.setattr(harness.live.lab, "connect_lab", connect_lab)
-    monkeypatch.setattr(harness.deploy, "deploy_stack", deploy_stack)
-    monkeypatch.setattr(harness.run, "run_scenario", run_scenario)
+    monkeypatch.setattr(harness.run.deploy, "deploy_stack", deploy_stack)
+    monkeypatch.setattr(harness.run.scenario, "run_scenario", run_scenario)
     probe = tmp_path / "probe_amd64.charm"
     probe.write_text("zip")
 

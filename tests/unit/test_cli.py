@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from evidence_samples import evidence
 
-from harness import cli
+from harness.cli import main as cli
 from harness.disrupt.base import NAMES
 from harness.evidence import write_bundle
 from harness.scenario.scenarios import SCENARIOS
@@ -617,7 +617,7 @@ def test_report_of_a_bundle_json_that_is_not_a_file_is_refused_not_read_forever(
     os.mkfifo(folder / "bundle.json")
 
     done = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "report", str(folder)],
+        [sys.executable, "-m", "harness.cli.main", "report", str(folder)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -638,7 +638,7 @@ def test_run_with_a_bundle_that_is_not_a_regular_file_is_refused_not_read_foreve
         bundle.symlink_to("/dev/zero")
 
     done = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "pod-delete", "--bundle", str(bundle)],
+        [sys.executable, "-m", "harness.cli.main", "run", "pod-delete", "--bundle", str(bundle)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -1024,7 +1024,7 @@ def test_unexpected_errors_are_one_line_too(
 
 def test_the_entry_point_prints_no_traceback(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from harness.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from harness.cli.main import main; sys.exit(main())",
          "report", str(tmp_path / "nothing")],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -1093,9 +1093,9 @@ def test_run_live_connects_deploys_and_runs(
     import contextlib
     import types
 
-    import harness.deploy
     import harness.live.lab
-    import harness.run
+    import harness.run.deploy
+    import harness.run.scenario
 
     no_controller(monkeypatch, reachable=True)
     calls: list[Any] = []
@@ -1119,8 +1119,8 @@ def test_run_live_connects_deploys_and_runs(
         return _FakeResult(folder, 0)
 
     monkeypatch.setattr(harness.live.lab, "connect_lab", connect_lab)
-    monkeypatch.setattr(harness.deploy, "deploy_stack", deploy_stack)
-    monkeypatch.setattr(harness.run, "run_scenario", run_scenario)
+    monkeypatch.setattr(harness.run.deploy, "deploy_stack", deploy_stack)
+    monkeypatch.setattr(harness.run.scenario, "run_scenario", run_scenario)
     charm = tmp_path / "probe_ubuntu-22.04-amd64.charm"
     charm.write_text("zip")
 

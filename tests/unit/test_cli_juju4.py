@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import cli
+from harness.cli import main as cli
 
 
 def fake_juju(tmp_path: Path, version_answer: str, *, exit_code: int = 0) -> Path:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from harness import cli
+from harness.cli import main as cli
 from harness.common.errors import HarnessError
 from harness.evidence.bundle import read_bundle
 
@@ -49,7 +49,7 @@ _TOGETHER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from harness.cli import main
+    from harness.cli.main import main
     ready, go = Path(sys.argv[1]), Path(sys.argv[2])
     ready.write_text("ready")
     while not go.exists():
@@ -223,7 +223,7 @@ def test_ctrl_c_during_a_run_stops_it_and_the_bundle_says_so(
 def test_ctrl_c_while_deploying_still_leaves_a_bundle(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import harness.deploy as deploy
+    import harness.run.deploy as deploy
 
     async def interrupted_deploy(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
@@ -252,7 +252,7 @@ _CTRL_C_WHILE_LOADING = textwrap.dedent(
 
     class CtrlC:
         def find_spec(self, name, path=None, target=None):
-            if name == "harness.cli":
+            if name == "harness.cli.main":
                 raise KeyboardInterrupt
             return None
 
@@ -513,7 +513,7 @@ def test_a_juju_past_the_catalogue_says_it_is_extrapolated(
 
 def test_the_juju_2_warning_of_ops_scenario_is_shown_once_per_run(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from harness.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from harness.cli.main import main; sys.exit(main())",
          "run", SCENARIO, "--backend", "twin", "--juju", "2.9.43",
          "--evidence-dir", str(tmp_path)],
         capture_output=True, text=True, env=child_env(), check=False, timeout=300,
@@ -551,7 +551,7 @@ def test_a_twin_report_reproduces_without_this_machines_paths_or_kubectl(
 
 
 def test_a_packed_charm_elsewhere_is_named_by_its_file_name() -> None:
-    from harness.run import deploy_commands, portable_commands
+    from harness.run.scenario import deploy_commands, portable_commands
     from harness.scenario.stack import default_stack
 
     stack = default_stack("/home/someone/build/probe_ubuntu-22.04-amd64.charm")
@@ -655,7 +655,7 @@ def test_a_second_sigterm_while_deploying_is_recorded_as_sigterm(
 ) -> None:
     # A supervisor (timeout, CI cancel) sends SIGTERM, then SIGTERM again: the second stops
     # the run at once, and the bundle and the terminal must name the signal that was sent.
-    import harness.deploy as deploy
+    import harness.run.deploy as deploy
 
     async def terminated_twice(*args: Any, **kwargs: Any) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
@@ -712,7 +712,7 @@ def test_an_earlier_bundle_that_cannot_be_moved_is_neither_replaced_nor_a_traceb
     import asyncio
 
     from harness.evidence import folders
-    from harness.run import run_scenario
+    from harness.run.scenario import run_scenario
     from harness.scenario.scenarios import scenario
     from harness.scenario.stack import default_stack
     from harness.twin import make_lab
@@ -739,7 +739,7 @@ def test_an_earlier_bundle_that_cannot_be_moved_is_neither_replaced_nor_a_traceb
     lines: list[str] = []
 
     async def go() -> Path:
-        from harness.deploy import deploy_stack
+        from harness.run.deploy import deploy_stack
 
         await deploy_stack(lab, stack)
         result = await run_scenario(

@@ -17,9 +17,9 @@ from typing import Any
 
 import yaml
 
-from harness.deploy import deploy_stack, mark_stack
 from harness.observe.journal import read_journal
 from harness.observe.snapshot import take_snapshot
+from harness.run.deploy import deploy_stack, mark_stack
 from harness.scenario.stack import default_stack
 from harness.twin import make_lab
 from harness.twin.charms import default_probe_dir

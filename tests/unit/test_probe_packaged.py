@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import harness
-from harness import run as run_module
 from harness.common.errors import HarnessError
+from harness.run import scenario as run_module
 from harness.twin import charms
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -313,7 +313,7 @@ def test_a_stack_deploy_juju_refuses_is_one_line_with_its_evidence(
 
         # The module the plugin will import: pytester restores sys.modules between runs, so
         # an attribute of the harness package may be an earlier run's copy.
-        session = importlib.import_module("harness.session")
+        session = importlib.import_module("harness.suite.session")
 
         @pytest.fixture(autouse=True, scope="module")
         def refused(request):

@@ -1,4 +1,4 @@
-"""harness.run: the scenario runner, on fake ports and a fake disruption.
+"""harness.run.scenario: the scenario runner, on fake ports and a fake disruption.
 
 The collaborators (snapshot, settle, verdict, catalogue, disruption) are replaced by fakes
 that record how they were called, so these tests pin down the runner's own job: order,
@@ -31,7 +31,7 @@ from harness.disrupt.base import Disruption, Target
 from harness.disrupt.node_restart import NodeRestart
 from harness.lab.ports import ActionResult, Lab
 from harness.live.microk8s import MicroK8sNode
-from harness.run import deploy_commands, in_window, one_line, plan, run_scenario
+from harness.run.scenario import deploy_commands, in_window, one_line, plan, run_scenario
 from harness.scenario.scenarios import scenario
 from harness.scenario.stack import default_stack
 
@@ -474,7 +474,7 @@ def test_a_failure_collecting_hooks_after_a_failure_keeps_the_first_error(
 def test_a_debug_log_that_does_not_answer_after_a_failure_is_named_with_its_bound(
     tmp_path: Path, fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness import run as run_module
+    from harness.run import scenario as run_module
 
     monkeypatch.setattr(run_module, "HOOKS_AFTER_FAILURE_TIMEOUT", 0.2)
     fakes.settle_error = WaitTimeout("probe settled", 600, "probe/0 error")
@@ -543,7 +543,7 @@ def test_a_cancelled_run_does_not_go_on_reading_the_debug_log(
     # A cancel (pytest's Ctrl-C tearing the loop down, a caller's timeout) is not a failure
     # to explain: the run writes its bundle and stops, not after up to two minutes of a
     # debug-log that may never answer.
-    from harness import run as run_module
+    from harness.run import scenario as run_module
 
     monkeypatch.setattr(run_module, "HOOKS_AFTER_FAILURE_TIMEOUT", 0.2)
     lab, port = make_lab()

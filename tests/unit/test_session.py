@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.scenario.stack import default_stack
-from harness.session import DEPLOY_FOLDER, Deployment
+from harness.suite.session import DEPLOY_FOLDER, Deployment
 from harness.twin import make_lab
 
 
@@ -50,8 +50,8 @@ def test_a_run_whose_bundle_went_to_the_fallback_points_there_and_says_so(
 ) -> None:
     import tempfile
 
-    from harness.run import RunResult
-    from harness.session import Disrupter
+    from harness.run.scenario import RunResult
+    from harness.suite.session import Disrupter
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
@@ -115,7 +115,7 @@ def test_a_second_session_keeps_the_first_sessions_bundles_beside_its_own(
 def test_two_modules_running_one_scenario_each_keep_the_bundle_their_report_points_at(
     tmp_path: Path,
 ) -> None:
-    from harness.session import Disrupter
+    from harness.suite.session import Disrupter
 
     probe = Path(__file__).resolve().parents[2] / "charms" / "probe"
     evidence = tmp_path / "evidence"

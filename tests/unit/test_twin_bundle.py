@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.deploy import deploy_stack
-from harness.run import run_scenario
+from harness.run.deploy import deploy_stack
+from harness.run.scenario import run_scenario
 from harness.scenario.scenarios import scenario
 from harness.scenario.stack import default_stack
 from harness.twin import make_lab

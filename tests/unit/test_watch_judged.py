@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from test_live_cluster_port import run_listing_locally
 
-from harness import cli
 from harness.catalogue import load
+from harness.cli import main as cli
 from harness.common.findings import Finding
 from harness.common.observations import (
     ABSENT,

@@ -11,7 +11,7 @@ import sys
 
 def main() -> int:
     try:
-        from harness.cli import main as cli_main
+        from harness.cli.main import main as cli_main
     except KeyboardInterrupt:
         print("repro: interrupted while starting", file=sys.stderr)
         return 130

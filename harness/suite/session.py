@@ -7,14 +7,20 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.deploy import deploy_stack, mark_stack
 from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.folders import folder_for_new_bundle, session_folder
 from harness.lab.ports import Lab
-from harness.options import HarnessOptions
-from harness.run import RunResult, deploy_commands, one_line, portable_commands, run_scenario
+from harness.run.deploy import deploy_stack, mark_stack
+from harness.run.scenario import (
+    RunResult,
+    deploy_commands,
+    one_line,
+    portable_commands,
+    run_scenario,
+)
 from harness.scenario.scenarios import scenario
 from harness.scenario.stack import Stack, default_stack
+from harness.suite.options import HarnessOptions
 
 log = logging.getLogger(__name__)
 

@@ -25,9 +25,9 @@ from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.common.versions import JujuVersion
 
 if TYPE_CHECKING:
-    from harness.bundle_run import BundleRun
     from harness.common.interrupt import Interruption
-    from harness.run import RunResult
+    from harness.run.bundle_run import BundleRun
+    from harness.run.scenario import RunResult
     from harness.scenario.scenarios import Scenario
     from harness.scenario.stack import Stack
     from harness.twin.charms import CharmSource
@@ -524,7 +524,7 @@ def _unfinished_bundle(
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
     from harness.common.interrupt import describe
     from harness.evidence.bundle import Evidence, write_bundle
-    from harness.run import deploy_commands, one_line, portable_commands, user_bundle
+    from harness.run.scenario import deploy_commands, one_line, portable_commands, user_bundle
 
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
@@ -547,7 +547,7 @@ def _unfinished_bundle(
 
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.evidence.folders import check_evidence_root, claim_folder
-    from harness.run import plan
+    from harness.run.scenario import plan
     from harness.scenario.scenarios import scenario as find_scenario
     from harness.scenario.stack import default_stack
 
@@ -658,14 +658,14 @@ def _execute(
 
 
 def _run_bundle(args: argparse.Namespace) -> int:
-    from harness.bundle_run import (
+    from harness.evidence.folders import check_evidence_root, claim_folder
+    from harness.run.bundle_run import (
         folder_name,
         parse_charm_sources,
         plan_lines,
         prepare_run,
         start,
     )
-    from harness.evidence.folders import check_evidence_root, claim_folder
     from harness.scenario.bundle_spec import load_bundle
 
     juju = _juju_option(args.juju)
@@ -725,8 +725,8 @@ async def _run(
 ) -> RunResult:
     """Deploy the stack and run the scenario. ``charms`` and ``ran_by`` (a user's bundle on
     the twin): the charm each app runs, and what the evidence says about it."""
-    from harness.deploy import deploy_stack
-    from harness.run import run_scenario
+    from harness.run.deploy import deploy_stack
+    from harness.run.scenario import run_scenario
 
     if interruption is not None:
         interruption.attach()

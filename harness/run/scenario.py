@@ -138,7 +138,7 @@ def repro_command(
 
 
 # Where an installed wheel carries charms/probe (setup.py; harness.twin.charms reads it too).
-PACKAGED_PROBE = Path(__file__).resolve().parent / "probe_charm"
+PACKAGED_PROBE = Path(__file__).resolve().parents[1] / "probe_charm"
 _PROJECT_MARKERS = ("pyproject.toml", ".git", "tox.ini")
 _CHARM_NAME = re.compile(r"^name:\s*['\"]?([a-z][a-z0-9-]*)", re.MULTILINE)
 

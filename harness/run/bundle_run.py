@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.common.versions import JujuVersion
-from harness.run import RunResult, plan
+from harness.run.scenario import RunResult, plan
 from harness.scenario.bundle_spec import BundleSpec, load_bundle
 from harness.scenario.bundle_stack import (
     MetaSources,
@@ -136,7 +136,7 @@ async def start(
     interruption: Interruption | None = None,
 ) -> RunResult:
     """Deploy the bundle (live, or the twin with its stand-ins) and run the disruption."""
-    from harness.cli import _run
+    from harness.cli.main import _run
 
     charms, ran_by = None, None
     if backend == "twin":

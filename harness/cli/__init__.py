@@ -1,0 +1,4 @@
+"""``repro``: the command line, one module per command.
+
+Kept empty: ``harness.cli.main.entry`` imports this package before it can catch a Ctrl-C.
+"""
