@@ -60,11 +60,11 @@ def _names(error: BaseException) -> set[str]:
 
 def is_transient(error: BaseException) -> bool:
     """True for errors a node or controller that is still starting gives."""
-    from harness.live.process import ProcessTimeout
-
-    if isinstance(error, (ProcessTimeout, ConnectionError, TimeoutError)):
+    if isinstance(error, (ConnectionError, TimeoutError)):
         return True
     names = _names(error)
+    if "ProcessTimeout" in names:  # harness.live.process: a command killed at its timeout
+        return True
     if "ExecTimeout" in names:  # harness.live.cluster_port: an exec that did not answer
         return True
     if "ApiException" in names:  # kubernetes.client.exceptions.ApiException
