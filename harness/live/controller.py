@@ -95,3 +95,8 @@ def check_controller(
         why = f"the controller refused `{shlex.join(MODELS)}`: {_first_line(models.stderr)}"
         return ControllerCheck(False, why, configured=True)
     return ControllerCheck(True, "a Juju controller is reachable", configured=True)
+
+
+def controller_reachable(timeout: float = 20.0) -> bool:
+    """Fast check for ``--backend auto``: a current controller that answers its API."""
+    return check_controller(timeout).reachable

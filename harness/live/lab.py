@@ -52,13 +52,6 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def controller_reachable(timeout: float = 20.0) -> bool:
-    """Fast check for ``--backend auto``: a current controller that answers its API."""
-    from harness.live.controller import check_controller
-
-    return check_controller(timeout).reachable
-
-
 def new_model_name() -> str:
     return f"repro-{secrets.token_hex(3)}"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 
+from harness.live.controller import controller_reachable
+
 
 def live_prerequisites_missing(*, charmcraft: bool = True) -> str | None:
     """One line naming what is missing for a live run, or None when all is there.
@@ -18,8 +20,6 @@ def live_prerequisites_missing(*, charmcraft: bool = True) -> str | None:
     # pytest-operator's ops_test refuses to start without charmcraft, even for a prebuilt charm.
     if charmcraft and shutil.which("charmcraft") is None:
         return "`charmcraft` is not on PATH (sudo snap install charmcraft --classic)"
-    from harness.live.lab import controller_reachable
-
     if not controller_reachable():
         return "no Juju controller is reachable (bootstrap one: juju bootstrap microk8s)"
     return None

@@ -24,13 +24,13 @@ import harness.live.lab as lab_module
 from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.disrupt.base import Target
 from harness.disrupt.node_restart import NodeRestart
+from harness.live.controller import controller_reachable
 from harness.live.juju_cli import JujuCLI
 from harness.live.juju_port import LiveJujuPort
 from harness.live.lab import (
     check_versions,
     close_lab,
     connect_lab,
-    controller_reachable,
     lab_from_ops_test,
     open_lab,
     pytest_live_lab,
