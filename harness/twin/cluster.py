@@ -20,6 +20,7 @@ from harness.common.errors import HarnessError, WaitTimeout
 from harness.common.observations import ContainerStatus, FileState, PodIdentity
 from harness.lab.ports import ExecResult
 from harness.twin import layers
+from harness.twin.layer_paths import in_layer
 from harness.twin.world import NAMESPACE, NODE_NAME, Twin
 
 
@@ -113,7 +114,7 @@ class TwinCluster:
                 f"cannot write {path!r} in {pod}/{container}",
                 f"give an absolute path and one of the containers: {known}",
             )
-        target = layers.in_layer(run.root, path)
+        target = in_layer(run.root, path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content)
         twin.notice_writes(unit)

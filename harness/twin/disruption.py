@@ -51,6 +51,7 @@ from harness.twin import compat, layers
 from harness.twin.engine import Arrival, Change, UnitPlan, decide, lifecycle
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for
 from harness.twin.image import Image, check_images, image_for
+from harness.twin.layer_paths import in_layer
 from harness.twin.model import CHARM_CONTAINER
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import (
@@ -113,7 +114,7 @@ class TwinResult:
                     )
         if best is not None:
             return best[1]
-        return layers.in_layer(self._roots[container], path)
+        return in_layer(self._roots[container], path)
 
     def read_text(self, container: str, path: str) -> str | None:
         """The file's text after the disruption, or None when it is not there."""
@@ -406,7 +407,7 @@ class _Run:
                 if name in self.storage_mounts:
                     continue
                 source = Path(mount.source)
-                target = layers.in_layer(root, str(mount.location))
+                target = in_layer(root, str(mount.location))
                 target.parent.mkdir(parents=True, exist_ok=True)
                 if source.is_dir():
                     shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from harness.common.errors import HarnessError
-from harness.twin import layers
+from harness.twin.layer_paths import in_layer
 
 # The top-level directories of an Ubuntu or Debian base image, and the few below them
 # that charms write into without creating them first.
@@ -80,9 +80,9 @@ class Image:
     def lay_down(self, root: Path) -> None:
         """Fill an empty root layer with the image's content."""
         for directory in self.directories:
-            layers.in_layer(root, directory).mkdir(parents=True, exist_ok=True)
+            in_layer(root, directory).mkdir(parents=True, exist_ok=True)
         for path, content in self.files.items():
-            target = layers.in_layer(root, path)
+            target = in_layer(root, path)
             target.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
                 target.write_bytes(content)

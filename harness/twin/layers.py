@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ops.testing import Mount
 
 from harness.common.observations import ABSENT, DIRECTORY, FileState
+from harness.twin.layer_paths import in_layer
 
 if TYPE_CHECKING:
     from harness.twin.stamps import FileStamps
@@ -35,11 +36,6 @@ def fresh_dir(path: Path) -> Path:
         shutil.rmtree(path)
     path.mkdir(parents=True)
     return path
-
-
-def in_layer(root: Path, container_path: str) -> Path:
-    """Where an absolute container path lives inside a layer directory."""
-    return root.joinpath(*PurePosixPath(container_path).relative_to("/").parts)
 
 
 def link(root: Path, container_path: str, target: Path) -> None:

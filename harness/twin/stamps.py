@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from harness.twin.layer_paths import in_layer
+
 # Real-file signature: (inode, device, size, content digest; for a directory, its entries).
 # The real times are left out on purpose: they would make the twin's output depend on how
 # fast the host ran (two writes inside one kernel clock tick look alike), and twin runs
@@ -64,8 +66,6 @@ class FileStamps:
 
     def image(self, root: Path, app: str, container: str, paths: Iterable[str]) -> None:
         """``paths`` an image just laid down in ``root``: as unpacked, one inode each."""
-        from harness.twin.layers import in_layer
-
         for path in paths:
             real = in_layer(root, path).resolve()
             signature = _signature(real)

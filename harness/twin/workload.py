@@ -29,7 +29,7 @@ import ops
 from ops import pebble, testing
 
 from harness.common.errors import HarnessError
-from harness.twin import layers
+from harness.twin.layer_paths import in_layer
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class ExecCall:
 
     def path(self, container_path: str) -> Path:
         """Where an absolute path of the container is on this machine."""
-        return layers.in_layer(self.root, container_path)
+        return in_layer(self.root, container_path)
 
 
 @dataclass(frozen=True)
