@@ -1,4 +1,4 @@
 """``repro``: the command line, one module per command.
 
-Kept empty: ``harness.cli.main.entry`` imports this package before it can catch a Ctrl-C.
+Kept empty: ``harness.cli.entry`` imports this package before it can catch a Ctrl-C.
 """
