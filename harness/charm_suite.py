@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.common.errors import HarnessError
-from harness.evidence.bundle import Evidence
 from harness.evidence.folders import session_folder
+from harness.evidence.model import Evidence
 from harness.lab.ports import Lab
 from harness.run.deploy import deploy_stack, mark_stack
 from harness.run.scenario import RunResult, deploy_commands, one_line, run_scenario, user_bundle

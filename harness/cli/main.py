@@ -523,7 +523,8 @@ def _unfinished_bundle(
 ) -> None:
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
     from harness.common.interrupt import describe
-    from harness.evidence.bundle import Evidence, write_bundle
+    from harness.evidence.model import Evidence
+    from harness.evidence.write import write_bundle
     from harness.run.scenario import deploy_commands, one_line, portable_commands, user_bundle
 
     interrupted = isinstance(exc, KeyboardInterrupt)

@@ -1,25 +1,5 @@
-"""Evidence of a run: bundle.json (the data), report.md and timeline.svg (two views of it)."""
+"""Evidence of a run: bundle.json (the data), report.md and timeline.svg (two views of it).
 
-from __future__ import annotations
-
-from harness.evidence.bundle import (
-    SCHEMA_VERSION,
-    Evidence,
-    read_bundle,
-    redact,
-    schema,
-    schema_errors,
-    to_json,
-    write_bundle,
-)
-
-__all__ = [
-    "SCHEMA_VERSION",
-    "Evidence",
-    "read_bundle",
-    "redact",
-    "schema",
-    "schema_errors",
-    "to_json",
-    "write_bundle",
-]
+``model`` holds the value, ``bundle`` its JSON, ``write`` the folder; ``report``, ``svg``,
+``timeline_text`` and ``matrix`` render it; ``folders`` says where it goes.
+"""

@@ -8,12 +8,9 @@ defence: the verdict and observers should already have done it.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -36,79 +33,12 @@ from harness.common.observations import (
 )
 from harness.common.redact import REDACTED_PREFIX, looks_secret, redacted
 from harness.common.versions import CharmVersion, Versions
+from harness.evidence.model import (
+    BUNDLE_FILE,
+    SCHEMA_VERSION,
+    Evidence,
+)
 from harness.evidence.user_bundle import UserBundle
-from harness.lab.ports import Backend
-
-SCHEMA_VERSION = "1"
-BUNDLE_FILE = "bundle.json"
-REPORT_FILE = "report.md"
-TIMELINE_FILE = "timeline.svg"
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """Everything one run observed and concluded; ``before``/``after`` are None if not taken."""
-
-    scenario: str
-    backend: Backend
-    simulated: bool
-    versions: Versions
-    steps: tuple[Step, ...]
-    before: Snapshot | None
-    after: Snapshot | None
-    hooks: tuple[HookRecord, ...]
-    findings: tuple[Finding, ...]
-    commands: tuple[str, ...]
-    disruption: str | None = None
-    juju_version: str | None = None  # the version the catalogue was consulted for
-    expected_hooks: tuple[str, ...] = ()  # the catalogue's required hooks, in order
-    error: str | None = None  # one line when the run failed part-way
-    bundle: UserBundle | None = None  # the user's Juju bundle, when the run deployed one
-    interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says during what)
-    branch: str = ""  # the catalogue branch each unit was judged against, and why
-    disruption_detail: str = ""  # the disruption's parameters (container, signal)
-
-    @property
-    def complete(self) -> bool:
-        """Whether the run went to its end: no error and no interruption."""
-        return self.error is None and not self.interrupted
-
-    @classmethod
-    def before_the_run(
-        cls,
-        scenario: str,
-        backend: Backend,
-        simulated: bool,
-        commands: tuple[str, ...],
-        error: str,
-        *,
-        disruption: str | None = None,
-        interrupted: bool = False,
-    ) -> Evidence:
-        """The evidence of a run that stopped before its scenario began (deploying)."""
-        return cls(
-            scenario=scenario,
-            backend=backend,
-            simulated=simulated,
-            versions=Versions(),
-            steps=(),
-            before=None,
-            after=None,
-            hooks=(),
-            findings=(),
-            commands=commands,
-            disruption=disruption,
-            error=error,
-            interrupted=interrupted,
-        )
-
-    def count(self, verdict: Verdict) -> int:
-        return sum(1 for finding in self.findings if finding.verdict == verdict)
-
-    @property
-    def deviations(self) -> int:
-        return self.count("deviation")
-
 
 # --- redaction -------------------------------------------------------------------------
 
@@ -546,45 +476,6 @@ def schema_errors(raw: object) -> list[str]:
 
 
 # --- folders ---------------------------------------------------------------------------
-
-
-def write_bundle(evidence: Evidence, folder: Path | str) -> Path:
-    """Write bundle.json, report.md and timeline.svg into ``folder``; returns the folder.
-
-    bundle.json goes first so that a renderer failing cannot lose the data.
-    """
-    from harness.evidence.report import render_report
-    from harness.evidence.svg import render_svg
-
-    path = Path(folder)
-    path.mkdir(parents=True, exist_ok=True)
-    safe = redact(evidence)
-    _write_atomically(path / BUNDLE_FILE, to_json(safe))
-    _write_atomically(path / REPORT_FILE, render_report(safe))
-    _write_atomically(path / TIMELINE_FILE, render_svg(safe))
-    return path
-
-
-def _write_atomically(target: Path, text: str) -> None:
-    """Write ``text`` under a temporary name beside ``target``, then rename it into place.
-
-    A reader (``repro matrix`` in another job, a person) sees the old file or the whole new
-    one, never a half-written one; a crash mid-write leaves only the temporary file.
-    """
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115  # closed below, renamed after
-        "w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", delete=False
-    )
-    try:
-        with handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o644)  # as a plain write would leave it, not mkstemp's 0600
-        os.replace(handle.name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(handle.name)
-        raise
 
 
 def bundle_file(location: Path | str) -> Path:

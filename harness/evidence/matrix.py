@@ -16,7 +16,8 @@ from harness.common.errors import HarnessError
 from harness.common.observations import ABSENT, FileState, Snapshot
 from harness.common.versions import JujuVersion
 from harness.evidence import markdown as md
-from harness.evidence.bundle import BUNDLE_FILE, Evidence, read_bundle
+from harness.evidence.bundle import read_bundle
+from harness.evidence.model import BUNDLE_FILE, Evidence
 from harness.verdict.file_survival import JUDGED_ON as WATCH_JUDGED_ON
 from harness.verdict.file_survival import unchanged
 

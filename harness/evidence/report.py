@@ -22,7 +22,7 @@ from harness.common.observations import (
 )
 from harness.common.times import duration, format_duration, parse_instant
 from harness.evidence import markdown as md
-from harness.evidence.bundle import Evidence
+from harness.evidence.model import Evidence
 from harness.verdict.file_survival import changes, unchanged
 
 DETAIL_CHARS = 200

@@ -18,8 +18,9 @@ from collections.abc import Iterable, Sequence
 
 from harness.common.observations import HookRecord, Step
 from harness.common.times import parse_instant, seconds_of_day
-from harness.evidence.bundle import Evidence
 from harness.evidence.markdown import visible
+from harness.evidence.model import Evidence
+from harness.evidence.report import title
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
@@ -360,8 +361,6 @@ def evidence_units(evidence: Evidence) -> list[str]:
 
 
 def render_svg(evidence: Evidence) -> str:
-    from harness.evidence.report import title
-
     return render_timeline_svg(
         evidence.hooks,
         evidence.steps,

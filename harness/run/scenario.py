@@ -24,9 +24,10 @@ from harness.common.observations import HookRecord, JournalEntry, Snapshot, Step
 from harness.common.times import duration, format_duration, parse_instant, seconds_of_day
 from harness.common.versions import JujuVersion, Versions
 from harness.disrupt.base import Disruption, Target
-from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.folders import fallback_folder, folder_for_new_bundle
+from harness.evidence.model import Evidence
 from harness.evidence.user_bundle import UserBundle
+from harness.evidence.write import write_bundle
 from harness.lab.ports import Lab
 from harness.live.signals import Interrupted
 from harness.scenario.scenarios import Scenario

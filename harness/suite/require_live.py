@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.evidence.bundle import BUNDLE_FILE
+from harness.evidence.model import BUNDLE_FILE
 
 
 @dataclass

@@ -7,8 +7,9 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.evidence.bundle import Evidence, write_bundle
 from harness.evidence.folders import folder_for_new_bundle, session_folder
+from harness.evidence.model import Evidence
+from harness.evidence.write import write_bundle
 from harness.lab.ports import Lab
 from harness.run.deploy import deploy_stack, mark_stack
 from harness.run.scenario import (

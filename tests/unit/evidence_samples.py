@@ -16,7 +16,7 @@ from harness.common.observations import (
     UnitStatus,
 )
 from harness.common.versions import CharmVersion, Versions
-from harness.evidence import Evidence
+from harness.evidence.model import Evidence
 
 ROUTER_UNIT = "mysql-router-k8s/0"
 PROBE_UNIT = "probe/0"

@@ -11,8 +11,9 @@ import jsonschema
 import pytest
 from evidence_samples import evidence
 
-from harness.evidence import read_bundle, write_bundle
+from harness.evidence.bundle import read_bundle
 from harness.evidence.report import render_report
+from harness.evidence.write import write_bundle
 
 
 def _schema() -> dict[str, object]:

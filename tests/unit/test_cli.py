@@ -18,7 +18,7 @@ from evidence_samples import evidence
 
 from harness.cli import main as cli
 from harness.disrupt.base import NAMES
-from harness.evidence import write_bundle
+from harness.evidence.write import write_bundle
 from harness.scenario.scenarios import SCENARIOS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"

@@ -14,7 +14,8 @@ from evidence_samples import PASSWORD, evidence, snapshots
 
 from harness.common.errors import HarnessError
 from harness.common.redact import redacted
-from harness.evidence import read_bundle, to_json, write_bundle
+from harness.evidence.bundle import read_bundle, to_json
+from harness.evidence.write import write_bundle
 
 
 def shipped_schema() -> dict[str, object]:

@@ -9,8 +9,8 @@ import pytest
 from evidence_samples import evidence
 
 from harness.common.errors import HarnessError
-from harness.evidence import write_bundle
 from harness.evidence.matrix import find_bundles, matrix_of_folders, render_matrix, row_of
+from harness.evidence.write import write_bundle
 
 
 def test_row_summarises_one_bundle() -> None:

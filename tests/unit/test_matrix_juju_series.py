@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from evidence_samples import evidence
 
-from harness.evidence.bundle import Evidence
 from harness.evidence.matrix import render_matrix, row_of
+from harness.evidence.model import Evidence
 
 
 def live(juju: str, driver: str | None) -> Evidence:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from evidence_samples import evidence, snapshots
 
-from harness.evidence.bundle import read_bundle, write_bundle
+from harness.evidence.bundle import read_bundle
 from harness.evidence.report import render_report
+from harness.evidence.write import write_bundle
 
 
 def test_twin_report_says_simulated_in_title_and_banner() -> None:
