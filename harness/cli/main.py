@@ -401,7 +401,7 @@ def _print_plan(
 
 def _model_config_line(inherit: bool) -> str:
     """What a live run does to the hook settings of the model it creates."""
-    from harness.live.juju_port import JUJU_DEFAULTS
+    from harness.live.model_config import JUJU_DEFAULTS
 
     if inherit:
         return (

@@ -35,14 +35,10 @@ import jubilant
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName
 from harness.lab.ports import AppSpec, Clock
+from harness.live.charm_refusal import deploy_refusal, refresh_refusal
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
-from harness.live.juju_port import (
-    LiveJujuPort,
-    _absolute,
-    deploy_refusal,
-    is_local_charm,
-    refresh_refusal,
-)
+from harness.live.juju_port import LiveJujuPort
+from harness.live.local_charm import absolute_path, is_local_charm
 from harness.live.process import (
     KILL_WAIT,
     ProcessTimeout,
@@ -240,7 +236,7 @@ class JubilantJujuPort(LiveJujuPort):
         if local:
             await self._refuse_charm_directory(spec.charm)
         # jubilant reads a charm as a local file only when it starts with "/" or ".".
-        charm = _absolute(spec.charm) if local else spec.charm
+        charm = absolute_path(spec.charm) if local else spec.charm
         log.info("deploy %s as %s", charm, spec.app)
         with deploy_refusal(spec):
             await self._call(
@@ -303,7 +299,7 @@ class JubilantJujuPort(LiveJujuPort):
                 self.juju.refresh,
                 app,
                 # jubilant copies a path only when it starts with "/" or ".".
-                path=_absolute(path) if path is not None else None,
+                path=absolute_path(path) if path is not None else None,
                 channel=channel,
                 resources=dict(resources) if resources else None,
             )

@@ -9,29 +9,35 @@ this module: the parsers in ``harness.live.parse`` turn it into frozen values.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import importlib.metadata
 import logging
-import os
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from harness.common.errors import HarnessError, UnknownName, WaitTimeout
-from harness.common.logging_config import (
-    DEFAULT_ROOT,
-    LEVELS,
-    effective_level,
-    keeps_ops_lines,
-    parse_logging_config,
-)
+from harness.common.logging_config import keeps_ops_lines
 from harness.common.observations import Databag, UnitStatus
 from harness.common.versions import CharmVersion, JujuVersion, Versions
 from harness.lab.ports import ActionResult, AppSpec, Clock
 from harness.lab.waiting import wait_for
+from harness.live.charm_refusal import deploy_refusal, refresh_refusal
 from harness.live.juju_cli import JujuCLI, JujuCLIError
+from harness.live.libjuju import (
+    ControllerLink,
+    config_text,
+    connection_open,
+    installed_libjuju,
+    libjuju_major,
+)
+from harness.live.local_charm import absolute_path, is_local_charm
+from harness.live.model_config import (
+    CONFIG_EXISTING,
+    HOOK_SETTINGS,
+    JUJU_DEFAULTS,
+    config_origin,
+    with_hook_lines,
+)
 from harness.live.process import ProcessTimeout
-from harness.scenario.charm_assumes import refused_deploy, refused_refresh
 
 log = logging.getLogger(__name__)
 
@@ -42,132 +48,10 @@ SERIES = {
     "ubuntu@24.04": "noble",
 }
 
-# Hook results are INFO lines of juju.worker.uniter.operation; "reboot detected" is an INFO
-# line of juju.worker.uniter. A logging-config without <root> leaves it at WARNING, which
-# drops both (Juju's own default, <root>=INFO, keeps them: harness.common.logging_config).
-HOOK_LOG_MODULES = ("juju.worker.uniter", "juju.worker.uniter.operation")
-_LEVELS = LEVELS
-_DEFAULT_ROOT = DEFAULT_ROOT
-
-
-# The model settings that change which hooks run (retrying a failed hook, or not, changes
-# the sequence a disruption produces; update-status adds hooks on a timer) and what is
-# logged of them. CI bootstraps (actions-operator, concierge) set model-defaults such as
-# automatically-retry-hooks=false; a user's deployment has Juju's defaults (docs: "List of
-# model configuration keys", Juju 2.9 and 3.6: automatically-retry-hooks true,
-# update-status-hook-interval 5m). logging-config is recorded, and only the uniter's
-# modules are raised (keep_hook_logging): its level changes what is logged, not what runs.
-HOOK_SETTINGS = ("automatically-retry-hooks", "update-status-hook-interval", "logging-config")
-JUJU_DEFAULTS = {"automatically-retry-hooks": "true", "update-status-hook-interval": "5m"}
-
-# Where a model's hook settings came from, as the evidence says (Versions.model_config_from).
-CONFIG_JUJU_DEFAULTS = "juju-defaults"  # the harness made the model and set Juju's defaults
-CONFIG_INHERITED = "inherited"  # it made the model and kept the controller's model-defaults
-CONFIG_EXISTING = "existing-model"  # someone else's model: its settings as found
-# it made the model and set Juju's defaults, except keys the user's model config set
-CONFIG_JUJU_DEFAULTS_EXCEPT_USER = "juju-defaults-except-user"
-
-
-def config_origin(
-    created: bool, juju_defaults: bool, user_set: frozenset[str] = frozenset()
-) -> str:
-    """How a model's hook settings were arrived at (the harness created it or not)."""
-    if not created:
-        return CONFIG_EXISTING
-    if not juju_defaults:
-        return CONFIG_INHERITED
-    return (
-        CONFIG_JUJU_DEFAULTS_EXCEPT_USER
-        if user_set & JUJU_DEFAULTS.keys()
-        else CONFIG_JUJU_DEFAULTS
-    )
-
-
-_parse_logging_config = parse_logging_config
-
-
-def keeps_hook_lines(logging_config: str) -> bool:
-    info = _LEVELS.index("INFO")
-    return all(
-        _LEVELS.index(effective_level(logging_config, m)) <= info
-        if effective_level(logging_config, m) in _LEVELS
-        else False
-        for m in HOOK_LOG_MODULES
-    )
-
-
-def with_hook_lines(logging_config: str) -> str | None:
-    """``logging_config`` with the uniter's modules at INFO, or None if it keeps them already."""
-    if keeps_hook_lines(logging_config):
-        return None
-    entries = _parse_logging_config(logging_config)
-    if "<root>" not in entries:
-        entries = {"<root>": _DEFAULT_ROOT, **entries}
-    for module in HOOK_LOG_MODULES:
-        if not keeps_hook_lines(_serialise(entries)):
-            entries[module] = "INFO"
-    return _serialise(entries)
-
-
-def _serialise(entries: Mapping[str, str]) -> str:
-    return ";".join(f"{module}={level}" for module, level in entries.items())
-
-
-def _config_text(value: Any) -> str:
-    """libjuju's ``get_config`` gives ConfigValue objects; tolerate plain strings too."""
-    return str(getattr(value, "value", value) or "")
-
 
 def _ordinal(unit: str) -> int:
     tail = unit.rpartition("/")[2]
     return int(tail) if tail.isdigit() else -1
-
-
-def _absolute(path: str) -> str:
-    # Pure string work (no filesystem access): libjuju wants an absolute local path.
-    return os.path.normpath(os.path.join(os.getcwd(), path))
-
-
-def installed_libjuju() -> str:
-    """The installed python-libjuju's version (``juju`` on PyPI)."""
-    try:
-        return importlib.metadata.version("juju")
-    except importlib.metadata.PackageNotFoundError:
-        return "0"
-
-
-def _major(version: str) -> int:
-    head = version.split(".", 1)[0]
-    return int(head) if head.isdigit() else 0
-
-
-def is_local_charm(charm: str) -> bool:
-    return charm.endswith(".charm") or charm.startswith((".", "/")) or os.path.exists(charm)
-
-
-def connection_open(holder: Any) -> bool:
-    """Whether a libjuju ``Model`` or ``Controller`` has a connection that can make calls.
-
-    ``is_connected()`` only says a Connection object exists; after a failed reconnect it
-    still does, with ``close_called`` set, and every RPC on it raises. ``Connection.is_open``
-    (its Monitor's status) tells the truth.
-    """
-    try:
-        return bool(holder.is_connected() and holder.connection().is_open)
-    except Exception:  # no connection at all, or a half-torn one
-        return False
-
-
-class ControllerLink(Protocol):
-    """A controller connection someone else tears down with (pytest-operator's)."""
-
-    def is_open(self) -> bool: ...
-
-    async def reconnect(self) -> None: ...
-
-    def forget_model(self) -> None:
-        """Tell its owner the model is gone, so it does not call the dead connection."""
-        ...
 
 
 # One libjuju connect (websocket, login, facades) that has not answered in this long is
@@ -199,7 +83,7 @@ class LiveJujuPort:
         self._connect_name = connect_name or model_name
         self._clock = clock
         self._reconnect_timeout = reconnect_timeout
-        self._libjuju_major = _major(libjuju_version or installed_libjuju())
+        self._libjuju_major = libjuju_major(libjuju_version or installed_libjuju())
         self._controller = controller
         # A model the harness made for itself: its hook settings are set to Juju's defaults.
         self.own_model = False
@@ -248,7 +132,7 @@ class LiveJujuPort:
                 kwargs["series"] = SERIES.get(spec.base, spec.base)
             else:
                 kwargs["base"] = spec.base
-        charm = _absolute(spec.charm) if local else spec.charm
+        charm = absolute_path(spec.charm) if local else spec.charm
         log.info("deploy %s as %s", charm, spec.app)
         with deploy_refusal(spec):
             await self.model.deploy(charm, **kwargs)
@@ -598,7 +482,7 @@ class LiveJujuPort:
 
     async def _logging_config(self) -> str:
         config = await self.model.get_config()
-        return _config_text(config.get("logging-config"))
+        return config_text(config.get("logging-config"))
 
     async def _set_logging_config(self, value: str | None) -> None:
         """Set the model's logging-config, or reset it to Juju's default (None)."""
@@ -606,38 +490,3 @@ class LiveJujuPort:
             await self.model.set_config({"logging-config": value})
         else:
             await self.cli.run("model-config", "--reset", "logging-config")
-
-
-def _error_text(error: Exception) -> str:
-    """All Juju said: a CLI error's whole output (its message keeps only the last line)."""
-    if isinstance(error, JujuCLIError):
-        return f"{error.stderr}\n{error.stdout}"
-    return str(error)
-
-
-@contextlib.contextmanager
-def deploy_refusal(spec: AppSpec) -> Iterator[None]:
-    """Juju refusing ``spec``'s charm for its assumes is one line with its reasons, from
-    either driver: libjuju's JujuError (imported only with libjuju) or the CLI's error."""
-    try:
-        yield
-    except Exception as error:
-        refused = refused_deploy(
-            spec.app, spec.charm, spec.channel, spec.revision, _error_text(error)
-        )
-        if refused is None:
-            raise
-        raise refused from None
-
-
-@contextlib.contextmanager
-def refresh_refusal(app: str, path: str | None, channel: str | None) -> Iterator[None]:
-    """Juju refusing a refresh for the charm's assumes is one line with its reasons: the
-    CLI's last line is only the end of Juju's list (or its feature descriptions)."""
-    try:
-        yield
-    except JujuCLIError as error:
-        refused = refused_refresh(app, path or channel or "its charm", _error_text(error))
-        if refused is None:
-            raise
-        raise refused from None

@@ -26,7 +26,8 @@ from harness.live.cluster_port import LiveClusterPort
 from harness.live.drivers import choose_driver, controller_models
 from harness.live.drivers import controller_version as detect_controller_version
 from harness.live.juju_cli import JujuCLI, OpsTestJuju, SubprocessJuju
-from harness.live.juju_port import LiveJujuPort, connection_open
+from harness.live.juju_port import LiveJujuPort
+from harness.live.libjuju import connection_open
 from harness.live.microk8s import MicroK8sNode
 from harness.live.preflight import live_prerequisites_missing
 from harness.live.process import ProcessRunner, ProcessTimeout, run_process

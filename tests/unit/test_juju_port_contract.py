@@ -33,7 +33,8 @@ from harness.lab.ports import AppSpec
 from harness.live.drivers import choose_driver
 from harness.live.jubilant_port import JubilantJujuPort
 from harness.live.juju_cli import DEBUG_LOG_FILTER, JujuCLI, SubprocessJuju
-from harness.live.juju_port import HOOK_LOG_MODULES, LiveJujuPort
+from harness.live.juju_port import LiveJujuPort
+from harness.live.model_config import HOOK_LOG_MODULES
 from harness.live.process import Completed
 
 STATUS_3 = load_sample("status_json_3.1.2_k8s_cos_lite.json")

@@ -22,6 +22,7 @@ from live_fakes import FakeClock
 from samples import load_sample
 
 from harness.common.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
+from harness.common.logging_config import effective_level
 from harness.lab.ports import AppSpec
 from harness.live import juju_port
 from harness.live.juju_cli import (
@@ -31,12 +32,8 @@ from harness.live.juju_cli import (
     SubprocessJuju,
     action_param,
 )
-from harness.live.juju_port import (
-    LiveJujuPort,
-    effective_level,
-    keeps_hook_lines,
-    with_hook_lines,
-)
+from harness.live.juju_port import LiveJujuPort
+from harness.live.model_config import keeps_hook_lines, with_hook_lines
 from harness.live.process import Completed
 
 LIBJUJU_MAJOR = int(importlib.metadata.version("juju").split(".")[0])
