@@ -4,18 +4,18 @@ python-libjuju stops at Juju 3.6; jubilant wraps the ``juju`` CLI, whose verbs a
 maintainers keep the same between 3.x and 4.x. jubilant is synchronous, so each of its calls
 runs in a worker thread (``asyncio.to_thread``) and never blocks the event loop.
 
-What only libjuju did in ``LiveJujuPort`` (deploy, integrate, application and model config,
+What libjuju does in ``LiveJujuPort`` (deploy, integrate, application and model config,
 reconnecting a websocket) goes through jubilant's typed methods here, and so does
 ``refresh``: jubilant copies a local charm where a snap ``juju`` can read it, for a refresh
-as for the deploy before it. Everything else the libjuju driver did through the CLI
-(status, show-unit, actions, debug-log, trust, scale) is the same ``JujuCLI`` code, run as
-``juju`` processes on the jubilant ``Juju``'s own binary and model (``SubprocessJuju``:
-``JUJU_MODEL``, as jubilant's ``--model``), so both drivers parse the same recorded JSON
-with the same parsers. They do not go through ``Juju.cli``: it takes no timeout, and a
-``juju`` that hangs (a controller half up after a node restart) must be killed at its
-deadline, which ``run_process`` does. The typed verbs take no timeout either, so ``_call``
-gives each one a deadline and kills the ``juju`` it started when the deadline passes or
-the call is cancelled.
+as for the deploy before it. Everything else both drivers do alike (status, show-unit,
+actions, debug-log, trust, scale) is the ``CLIModel`` this port holds, as the libjuju port
+holds one: ``juju`` processes run on the jubilant ``Juju``'s own binary and model
+(``SubprocessJuju``: ``JUJU_MODEL``, as jubilant's ``--model``), so both drivers parse the
+same recorded JSON with the same parsers. They do not go through ``Juju.cli``: it takes no
+timeout, and a ``juju`` that hangs (a controller half up after a node restart) must be
+killed at its deadline, which ``run_process`` does. The typed verbs take no timeout either,
+so ``_call`` gives each one a deadline and kills the ``juju`` it started when the deadline
+passes or the call is cancelled.
 """
 
 from __future__ import annotations
@@ -29,15 +29,17 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 import jubilant
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName
-from harness.lab.ports import AppSpec, Clock
+from harness.common.observations import Databag, UnitStatus
+from harness.common.versions import Versions
+from harness.lab.ports import ActionResult, AppSpec, Clock
 from harness.live.charm_refusal import deploy_refusal, refresh_refusal
+from harness.live.cli_model import CLIModel
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
-from harness.live.juju_port import LiveJujuPort
 from harness.live.local_charm import absolute_path, is_local_charm
 from harness.live.process import (
     KILL_WAIT,
@@ -85,16 +87,6 @@ def cli_for_jubilant(juju: jubilant.Juju) -> JujuCLI:
     return JujuCLI(SubprocessJuju(juju.model, binary=juju.cli_binary))
 
 
-class _NoLibjuju:
-    """Stands where ``LiveJujuPort`` keeps libjuju's ``Model``: any use is a bug, said so."""
-
-    def __getattr__(self, name: str) -> NoReturn:
-        raise AttributeError(
-            f"the jubilant driver has no libjuju Model (Model.{name} was used): "
-            "JubilantJujuPort must override the method that used it"
-        )
-
-
 def _as_arguments(values: Sequence[object]) -> list[str]:
     """A call's arguments as jubilant puts them on the command line (a mapping as k=v)."""
     words: list[str] = []
@@ -117,7 +109,7 @@ def short_model_name(model: str | None) -> str:
     return (model or "").rpartition(":")[2].rpartition("/")[2]
 
 
-class JubilantJujuPort(LiveJujuPort):
+class JubilantJujuPort:
     """One Juju model through jubilant: typed verbs where libjuju was, the CLI elsewhere."""
 
     driver = "jubilant"
@@ -137,16 +129,28 @@ class JubilantJujuPort(LiveJujuPort):
                 "the jubilant Juju is bound to no model",
                 "pass one made with jubilant.Juju(model=...) or pytest-jubilant's juju fixture",
             )
-        super().__init__(
-            _NoLibjuju(),
-            cli or cli_for_jubilant(juju),
-            model_name=short_model_name(juju.model),
-            clock=clock,
-            connect_name=juju.model,
-            reconnect_timeout=reconnect_timeout,
-        )
         self.juju = juju
         self.call_timeout = call_timeout
+        self.cli = cli or cli_for_jubilant(juju)
+        self.cli_model = CLIModel(
+            self.cli,
+            model_name=short_model_name(juju.model),
+            driver=self.driver,
+            clock=clock,
+            reconnect_timeout=reconnect_timeout,
+            read_logging=self._logging_config,
+            write_logging=self._set_logging_config,
+        )
+        self._logging_checked = False  # keep_hook_logging has run (deploy checks it first)
+
+    @property
+    def model_name(self) -> str:
+        return self.cli_model.model_name
+
+    @property
+    def own_model(self) -> bool:
+        """A model the harness made for itself: its hook settings are set to Juju's defaults."""
+        return self.cli_model.own_model
 
     def _ours(self, argv: tuple[str, ...]) -> bool:
         """A ``juju`` jubilant started for this model: it passes ``--model <model>``.
@@ -316,16 +320,80 @@ class JubilantJujuPort(LiveJujuPort):
                 ) from None
             raise
 
+    # What both drivers do alike: the CLIModel's.
+
+    async def trust(self, app: str) -> None:
+        await self.cli_model.trust(app)
+
+    async def scale(self, app: str, units: int) -> None:
+        await self.cli_model.scale(app, units)
+
+    async def statuses(self, apps: Sequence[str] = ()) -> tuple[UnitStatus, ...]:
+        return await self.cli_model.statuses(apps)
+
+    async def units(self, app: str) -> tuple[str, ...]:
+        return await self.cli_model.units(app)
+
+    async def run_action(
+        self, unit: str, action: str, params: Mapping[str, object] | None = None
+    ) -> ActionResult:
+        return await self.cli_model.run_action(unit, action, params)
+
+    async def unit_relations(self, unit: str) -> tuple[Databag, ...]:
+        return await self.cli_model.unit_relations(unit)
+
+    async def juju_major(self) -> int:
+        return await self.cli_model.juju_major()
+
+    async def debug_log(self) -> str:
+        return await self.cli_model.debug_log()
+
+    async def debug_log_recent(self, lines: int) -> str:
+        return await self.cli_model.debug_log_recent(lines)
+
+    async def ops_log_recent(self, lines: int) -> str:
+        return await self.cli_model.ops_log_recent(lines)
+
+    async def keeps_ops_lines(self) -> bool:
+        return await self.cli_model.keeps_ops_lines()
+
+    async def versions(self) -> Versions:
+        return await self.cli_model.versions()
+
+    async def hook_settings(self) -> tuple[tuple[str, str], ...]:
+        return await self.cli_model.hook_settings()
+
+    def adopt(
+        self, *, created: bool, juju_defaults: bool, user_set: frozenset[str] = frozenset()
+    ) -> None:
+        self.cli_model.adopt(created=created, juju_defaults=juju_defaults, user_set=user_set)
+
+    async def use_juju_defaults(self) -> dict[str, str]:
+        return await self.cli_model.use_juju_defaults()
+
     # After a node restart: no websocket to revive; each CLI call connects anew.
 
     async def reconnect(self) -> None:
         """Wait until the controller answers ``juju status`` through the CLI again."""
         await self.wait_for_api()
 
+    async def wait_for_api(self) -> None:
+        await self.cli_model.wait_for_api()
+
     async def ready_for_teardown(self, timeout: float = 300.0) -> None:
         """Nothing to revive: every jubilant call is a new ``juju`` process."""
 
     # The model's logging-config, through ``juju model-config``.
+
+    async def keep_hook_logging(self) -> str | None:
+        """Raise the uniter's modules to INFO if the model would drop hook lines (the new
+        value, or None when the current one keeps them already)."""
+        self._logging_checked = True
+        return await self.cli_model.keep_hook_logging()
+
+    async def restore_logging(self) -> None:
+        """Put back the logging-config we replaced, unless someone changed it since."""
+        await self.cli_model.restore_logging()
 
     async def _logging_config(self) -> str:
         config = await self._call(self.juju.model_config)

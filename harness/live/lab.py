@@ -15,11 +15,11 @@ import secrets
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
 from harness.common.versions import JujuVersion
-from harness.lab.ports import Clock, Lab
+from harness.lab.ports import Clock, JujuPort, Lab
 from harness.lab.waiting import wait_for
 from harness.live.clock import RealClock
 from harness.live.cluster_port import LiveClusterPort
@@ -33,6 +33,27 @@ from harness.live.preflight import live_prerequisites_missing
 from harness.live.process import ProcessRunner, ProcessTimeout, run_process
 
 log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class LiveJuju(JujuPort, Protocol):
+    """Either live driver's JujuPort (``LiveJujuPort``, ``JubilantJujuPort``), with what the
+    lab does to the model's settings when it opens and closes (the twin's has none of it)."""
+
+    @property
+    def own_model(self) -> bool: ...
+
+    def adopt(
+        self, *, created: bool, juju_defaults: bool, user_set: frozenset[str] = frozenset()
+    ) -> None: ...
+
+    async def use_juju_defaults(self) -> dict[str, str]: ...
+
+    async def keep_hook_logging(self) -> str | None: ...
+
+    async def ready_for_teardown(self, timeout: float = 300.0) -> None: ...
+
+    async def restore_logging(self) -> None: ...
 
 
 def no_controller() -> EnvironmentUnavailable:
@@ -294,14 +315,14 @@ def _user_model_config_keys(ops_test: Any) -> frozenset[str]:
 def _own(
     lab: Lab, *, created: bool, juju_defaults: bool, user_set: frozenset[str] = frozenset()
 ) -> None:
-    if isinstance(lab.juju, LiveJujuPort):
+    if isinstance(lab.juju, LiveJuju):
         lab.juju.adopt(created=created, juju_defaults=juju_defaults, user_set=user_set)
 
 
 async def open_lab(lab: Lab) -> None:
     """Before hooks run: a model of the harness's own gets Juju's default hook settings
     (not a CI bootstrap's model-defaults); every model keeps uniter hook lines."""
-    if isinstance(lab.juju, LiveJujuPort):
+    if isinstance(lab.juju, LiveJuju):
         if lab.juju.own_model:
             await lab.juju.use_juju_defaults()
         await lab.juju.keep_hook_logging()
@@ -310,7 +331,7 @@ async def open_lab(lab: Lab) -> None:
 async def close_lab(lab: Lab) -> None:
     """At teardown: libjuju connected again if a node restart killed it, so the model's
     owner can destroy it; the logging-config restored if (and only if) we changed it."""
-    if not isinstance(lab.juju, LiveJujuPort):
+    if not isinstance(lab.juju, LiveJuju):
         return
     try:
         await lab.juju.ready_for_teardown()
@@ -403,7 +424,7 @@ async def connect_lab(
             # Only now is it ours: a model another made meanwhile ("already exists") is not.
             created = True
         echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {short})")
-        juju: LiveJujuPort
+        juju: LiveJuju
         if chosen == "jubilant":
             from harness.live.jubilant_port import JubilantJujuPort
 
