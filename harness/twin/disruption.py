@@ -49,6 +49,7 @@ from harness.disrupt.base import NAMES
 from harness.scenario.charm_assumes import simulated_refusal
 from harness.twin import compat, layers
 from harness.twin.engine import Arrival, Change, UnitPlan, decide, lifecycle
+from harness.twin.expectations import ExpectationSource
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for
 from harness.twin.image import Image, check_images, image_for
 from harness.twin.layer_paths import in_layer
@@ -62,7 +63,6 @@ from harness.twin.workload import (
     attached,
     normalise,
 )
-from harness.twin.world import ExpectationSource
 
 REFUSED = {
     "resource-refresh": "resource-refresh only makes sense live: it needs a real image "
