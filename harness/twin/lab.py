@@ -14,9 +14,10 @@ from harness.scenario.stack import Stack
 from harness.twin.charms import CharmSource, probe_source
 from harness.twin.clock import TwinClock
 from harness.twin.cluster import TwinCluster, TwinNode
+from harness.twin.expectations import ExpectationSource
 from harness.twin.juju import TwinJuju
 from harness.twin.stand_ins import mysql_source, router_source
-from harness.twin.world import ExpectationSource, Twin
+from harness.twin.world import Twin
 
 
 def default_charms(probe_dir: Path | None = None) -> dict[str, CharmSource]:
@@ -71,7 +72,8 @@ def make_lab(
         variants=variants,
     )
     for disruption in variants or {}:
-        twin.expect(disruption)  # an unknown disruption or branch fails here, in one line
+        # An unknown disruption or branch fails here, in one line.
+        twin.expectations.expect(disruption)
     if owned:
         weakref.finalize(twin, shutil.rmtree, str(folder), True)
     juju = TwinJuju(twin, known)

@@ -1,0 +1,120 @@
+"""What ``run_disruption`` gives back: a ``TwinResult``, or a ``CharmHookError`` when the
+charm raised in a hook (carrying the result up to that hook)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ops import testing
+
+from harness.common.errors import HarnessError, UnknownName
+from harness.twin.layer_paths import in_layer
+from harness.twin.trace import HookTrace
+from harness.twin.workload import ExecHandlerError
+
+
+@dataclass(frozen=True, repr=False)
+class TwinResult:
+    """What one SIMULATED disruption did to one unit."""
+
+    disruption: str
+    juju_version: str
+    hooks: tuple[str, ...]  # the hooks that ran, in order
+    skipped: tuple[tuple[str, str], ...]  # (hook, why the twin could not run it)
+    state: testing.State  # the final state: run more events on it with the same Context
+    trace: tuple[HookTrace, ...] = ()  # per hook: commands, pushes, status after
+    variant: str | None = None
+    unit: str = ""  # the unit's name after the disruption
+    simulated: bool = True
+    # Each container's root filesystem layer at the end (for paths no mount covers).
+    _roots: Mapping[str, Path] = field(default_factory=dict, compare=False)
+
+    def __repr__(self) -> str:
+        name = self.disruption if self.variant is None else f"{self.disruption}/{self.variant}"
+        lines = [f"TwinResult(SIMULATED {name} on Juju {self.juju_version}, {self.unit}:"]
+        lines.extend(f"  {hook.brief()}" for hook in self.trace)
+        return "\n".join(lines) + ")"
+
+    def path(self, container: str, path: str) -> Path:
+        """Where a file of the container's final filesystem lives on this machine."""
+        found = self._container(container)
+        if not path.startswith("/"):
+            raise HarnessError(
+                f"{path!r} is not an absolute path", "give a path such as /etc/app/app.conf"
+            )
+        best: tuple[int, Path] | None = None
+        target = PurePosixPath(path)
+        for mount in found.mounts.values():
+            location = PurePosixPath(str(mount.location))
+            if target == location or location in target.parents:
+                depth = len(location.parts)
+                if best is None or depth > best[0]:
+                    best = (
+                        depth,
+                        Path(mount.source).joinpath(*target.relative_to(location).parts),
+                    )
+        if best is not None:
+            return best[1]
+        return in_layer(self._roots[container], path)
+
+    def read_text(self, container: str, path: str) -> str | None:
+        """The file's text after the disruption, or None when it is not there."""
+        local = self.path(container, path)
+        return local.read_text() if local.is_file() else None
+
+    def _container(self, name: str) -> testing.Container:
+        for container in self.state.containers:
+            if container.name == name:
+                return container
+        known = ", ".join(sorted(c.name for c in self.state.containers)) or "none"
+        raise UnknownName(
+            f"the unit has no container {name!r} (simulated)", f"containers: {known}"
+        )
+
+
+class CharmHookError(HarnessError):
+    """The charm raised in a hook the twin ran: names the disruption, the step, the hook
+    and the Juju version; the charm's exception is chained (``__cause__``).
+
+    ``partial`` is the result up to the failing hook (hooks run so far, their trace, and
+    as ``partial.state`` the state the failing hook was given).
+    """
+
+    def __init__(
+        self,
+        *,
+        disruption: str,
+        step: str,
+        hook: str,
+        juju_version: str,
+        error: BaseException,
+        partial: TwinResult,
+    ) -> None:
+        self.disruption = disruption
+        self.step = step
+        self.hook = hook
+        self.juju_version = juju_version
+        self.partial = partial
+        ran = ", ".join(partial.hooks) or "none"
+        what = (
+            str(error)
+            if isinstance(error, ExecHandlerError)
+            else f"the charm raised {type(error).__name__}: {error}"
+        )
+        fix = (
+            "the charm's exception is chained below; .partial holds the hooks run and the "
+            "state the hook was given"
+        )
+        if "Context.juju_version" in what:
+            # ops.testing's advice; the twin sets Context.juju_version for each run.
+            fix = (
+                f"the twin runs the Juju version given as run_disruption(juju_version=...), "
+                f"which replaces Context.juju_version; {fix}"
+            )
+        super().__init__(
+            f"SIMULATED {disruption} on Juju {juju_version}: {what} in hook {hook!r} "
+            f"({step}); hooks before it: {ran}",
+            fix,
+        )
