@@ -43,7 +43,7 @@ Validation happens on load, so a broken catalogue fails at once with one line na
 entry: every entry has a source, the main branch's version ranges of one disruption
 neither overlap nor leave gaps from 2.9 on (a branch's are contiguous from where it
 starts), hook names are Juju hooks or ``{container}``/``{endpoint}``/``{storage}``
-templates, every disruption is one of ``harness.disrupt.NAMES`` or a lifecycle entry
+templates, every disruption is one of ``harness.catalogue.names.NAMES`` or a lifecycle entry
 (``deploy``, ``integrate``), and every fact of ``juju_facts`` covers 2.9 on with a source.
 Facts (grace period, stop budget, ``leader-settings-changed``) and versioned background
 hooks are applied by splitting each entry at their boundaries (``harness.catalogue.facts``).
@@ -74,13 +74,13 @@ from harness.catalogue.model import (
     Signal,
     Source,
 )
+from harness.catalogue.names import LIFECYCLE, NAMES
 from harness.common.errors import HarnessError, UnknownName, unknown
 from harness.common.versions import JujuVersion
 
 DEFAULT_PATH = Path(__file__).with_name("catalogue.yaml")
 # The charm container's name in every sidecar pod (the agent's container).
 CHARM_CONTAINER = "charm"
-LIFECYCLE: tuple[str, ...] = ("deploy", "integrate")
 SUPPORTED_FROM = "2.9"
 
 __all__ = [
@@ -816,9 +816,6 @@ def _text(raw: Mapping[str, Any], key: str, here: str) -> str:
 
 
 def _validate(catalogue: Catalogue, where: str) -> None:
-    # Imported here: harness.disrupt's package may import the catalogue itself.
-    from harness.disrupt.base import NAMES
-
     names = set(NAMES) | set(LIFECYCLE)
     for entry in catalogue.entries:
         if entry.disruption not in names:

@@ -141,7 +141,7 @@ class Expectation:
     ``new_units`` is the expectation for units the disruption creates (scale-down-up).
     """
 
-    disruption: str  # kebab-case, as in harness.disrupt.NAMES, or "deploy" / "integrate"
+    disruption: str  # kebab-case: one of names.NAMES, or of names.LIFECYCLE
     juju_min: str  # inclusive, e.g. "2.9"
     juju_max: str | None  # exclusive; None = no upper bound
     hooks: tuple[str, ...]  # required, in order

@@ -9,18 +9,6 @@ from typing import ClassVar
 from harness.common.observations import Step
 from harness.lab.ports import Lab
 
-# The kebab-case names used everywhere: CLI, catalogue keys, pytest ids, evidence.
-NAMES: tuple[str, ...] = (
-    "pod-delete",
-    "node-restart",
-    "pod-spec-change",
-    "charm-pod-spec-change",
-    "resource-refresh",
-    "container-restart",
-    "charm-refresh",
-    "scale-down-up",
-)
-
 
 @dataclass(frozen=True)
 class Target:

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError, UnknownName, unknown
-from harness.disrupt.base import NAMES, Target
+from harness.disrupt.base import Target
 from harness.lab.ports import AppSpec
 from harness.scenario.bundle_spec import BundleApp, BundleSpec
 from harness.scenario.charm_meta import (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import unknown
 from harness.disrupt.base import Target
 from harness.scenario.stack import PROBE, ROUTER
@@ -102,6 +103,4 @@ def scenario(name: str) -> Scenario:
     derived = disruption_scenario(name)
     if derived is not None:
         return derived
-    from harness.disrupt.base import NAMES
-
     raise unknown("scenario or disruption", name, (*NAMES, *(s.name for s in SCENARIOS)))

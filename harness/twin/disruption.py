@@ -42,10 +42,10 @@ from typing import Any
 from ops import testing
 
 from harness.catalogue.model import Expectation
+from harness.catalogue.names import NAMES
 from harness.catalogue.relation_keys import unit_keys
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.versions import JujuVersion
-from harness.disrupt.base import NAMES
 from harness.scenario.charm_assumes import simulated_refusal
 from harness.twin import compat, layers
 from harness.twin.engine import Arrival, Change, UnitPlan, decide, lifecycle
