@@ -26,6 +26,8 @@ SELECTORS: tuple[SelectedBy, ...] = ("stop-not-completed", "second-roll")
 Signal = Literal["TERM", "KILL", "OOM"]
 SIGNALS: tuple[Signal, ...] = ("TERM", "KILL", "OOM")
 MAIN = "main"  # the name of the default branch (variant None) wherever a person reads it
+# The oldest Juju the catalogue covers: every main branch and every fact starts here.
+SUPPORTED_FROM = "2.9"
 
 
 @dataclass(frozen=True)
@@ -357,6 +359,7 @@ __all__ = [
     "MAIN",
     "SELECTORS",
     "SIGNALS",
+    "SUPPORTED_FROM",
     "Confidence",
     "Expectation",
     "KnownBug",
