@@ -500,7 +500,7 @@ def _probe_charm(args: argparse.Namespace, backend: str) -> str:
 
 
 def _targets_for(scenario: Scenario, app: str | None, stack_apps: Sequence[str]) -> Scenario:
-    from harness.disrupt.base import Target
+    from harness.scenario.scenarios import Target
 
     if app is None:
         return scenario
