@@ -186,7 +186,7 @@ def _write(out: IO[str], text: str) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from harness.disrupt.base import NAMES
+    from harness.catalogue.names import NAMES
     from harness.scenario.scenarios import SCENARIOS
 
     width = max(len(n) for n in (*NAMES, *(s.name for s in SCENARIOS)))
@@ -500,7 +500,7 @@ def _probe_charm(args: argparse.Namespace, backend: str) -> str:
 
 
 def _targets_for(scenario: Scenario, app: str | None, stack_apps: Sequence[str]) -> Scenario:
-    from harness.disrupt.base import Target
+    from harness.scenario.scenarios import Target
 
     if app is None:
         return scenario

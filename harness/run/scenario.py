@@ -23,14 +23,14 @@ from harness.common.interrupt import Interruption, RunInterrupted, describe
 from harness.common.observations import HookRecord, JournalEntry, Snapshot, Step
 from harness.common.times import duration, format_duration, parse_instant, seconds_of_day
 from harness.common.versions import JujuVersion, Versions
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.evidence.folders import fallback_folder, folder_for_new_bundle
 from harness.evidence.model import Evidence
 from harness.evidence.user_bundle import UserBundle
 from harness.evidence.write import write_bundle
 from harness.lab.ports import Lab
 from harness.live.signals import Interrupted
-from harness.scenario.scenarios import Scenario
+from harness.scenario.scenarios import Scenario, Target
 from harness.scenario.stack import Stack, WatchedPath
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from evidence_samples import evidence
 
+from harness.catalogue.names import NAMES
 from harness.cli import main as cli
-from harness.disrupt.base import NAMES
 from harness.evidence.write import write_bundle
 from harness.scenario.scenarios import SCENARIOS
 
