@@ -27,16 +27,14 @@ import base64
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from harness.common.errors import HarnessError, UnknownName, choose_one_of
-from harness.lab.ports import AppSpec
+from harness.common.errors import HarnessError
+from harness.scenario.bundle.model import KUBERNETES, BundleApp, BundleSpec, app_of, bundle_error
 
-KUBERNETES = "kubernetes"
 _APP_KEYS = {
     "charm",
     "channel",
@@ -92,116 +90,13 @@ _APP_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]*[a-z][a-z0-9]*)*$")
 _BASE = re.compile(r"^[a-z][a-z0-9-]*@[0-9][0-9.]*(/[a-z-]+)?$")
 
 
-@dataclass(frozen=True)
-class BundleApp:
-    """One application of the bundle."""
-
-    name: str
-    charm: str  # as written in the bundle
-    local_path: Path | None = None  # resolved, for a local charm
-    channel: str | None = None
-    revision: int | None = None
-    base: str | None = None
-    series: str | None = None
-    trust: bool = False
-    units: int = 1
-    resources: Mapping[str, str] = field(default_factory=dict)
-    options: Mapping[str, str] = field(default_factory=dict)
-    constraints: str | None = None
-    storage: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def local(self) -> bool:
-        return self.local_path is not None
-
-    @property
-    def charmhub_name(self) -> str:
-        """The name Charmhub knows: without ``ch:``, the schema Juju assumes when none is
-        written (internal/charm/url.go ParseURL)."""
-        return self.charm.removeprefix("ch:")
-
-    def app_spec(self) -> AppSpec:
-        return AppSpec(
-            self.name,
-            str(self.local_path) if self.local_path else self.charm,
-            channel=None if self.local else self.channel,
-            revision=None if self.local else self.revision,
-            constraints=self.constraints,
-            storage=dict(self.storage),
-            trust=self.trust,
-            units=self.units,
-            config=dict(self.options),
-            resources=dict(self.resources),
-            base=self.base,
-        )
-
-
-@dataclass(frozen=True)
-class BundleSpec:
-    """A bundle file: where it is, its exact text and digest, its applications and relations."""
-
-    path: Path
-    text: str
-    digest: str  # sha256 of the file's bytes
-    name: str | None
-    apps: tuple[BundleApp, ...]
-    relations: tuple[tuple[str, str], ...]
-    kubernetes: bool = True  # it says bundle: kubernetes
-    # What Juju ignores or does with this bundle that the harness does not, one line each.
-    notes: tuple[str, ...] = ()
-    overlays: tuple[str, ...] = ()  # the overlay files' names (--overlay), in order
-
-    @property
-    def short_digest(self) -> str:
-        return self.digest[:12]
-
-    @property
-    def label(self) -> str:
-        """The bundle's name, else its file's (its folder's, for a plain bundle.yaml)."""
-        if self.name:
-            return self.name
-        return self.path.parent.name if self.path.stem == "bundle" else self.path.stem
-
-    @property
-    def app_names(self) -> tuple[str, ...]:
-        return tuple(a.name for a in self.apps)
-
-    @property
-    def needs_trust(self) -> bool:
-        return any(a.trust for a in self.apps)
-
-    def app(self, name: str) -> BundleApp:
-        for app in self.apps:
-            if app.name == name:
-                return app
-        raise UnknownName(
-            f"application {name!r} is not in bundle {self.path.name}",
-            choose_one_of(name, self.app_names),
-        )
-
-    def relations_of(self, app: str) -> tuple[tuple[str, str], ...]:
-        return tuple(r for r in self.relations if app in (_app_of(r[0]), _app_of(r[1])))
-
-    def deploy_command(self) -> str:
-        """``juju deploy`` of this file; a bundle with ``trust: true`` apps needs --trust."""
-        overlays = "".join(f" --overlay ./{name}" for name in self.overlays)
-        trust = " --trust" if self.needs_trust else ""
-        return f"juju deploy ./{self.path.name}{trust}{overlays}"
-
-
-def _app_of(endpoint: str) -> str:
-    return endpoint.partition(":")[0]
-
-
-def _fail(path: Path, problem: str, fix: str) -> HarnessError:
-    return HarnessError(f"bundle {path.name}: {problem}", fix)
-
-
 def _text_map(path: Path, app: str, key: str, value: Any) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise _fail(path, f"{app}.{key} is not a mapping", f"write {key} as name: value lines")
+        raise bundle_error(
+            path, f"{app}.{key} is not a mapping", f"write {key} as name: value lines"
+        )
     out = {}
     for k, v in value.items():
         if v is None or isinstance(v, (Mapping, list)):
@@ -209,7 +104,7 @@ def _text_map(path: Path, app: str, key: str, value: Any) -> dict[str, str]:
             # resource that is neither a revision nor a path (bundledata.go) and an option
             # its charm's config does not type so (verifyOptions).
             what = "no value" if v is None else f"a {type(v).__name__}, not a single value"
-            raise _fail(path, f"{app}.{key}.{k} has {what}", "give it a value or drop it")
+            raise bundle_error(path, f"{app}.{key}.{k} has {what}", "give it a value or drop it")
         if isinstance(v, bool):
             out[str(k)] = "true" if v else "false"
         else:
@@ -220,10 +115,12 @@ def _text_map(path: Path, app: str, key: str, value: Any) -> dict[str, str]:
 def _units(path: Path, name: str, raw: Mapping[str, Any]) -> int:
     if "scale" in raw and "num_units" in raw:
         # juju/charm bundledata.go normalizeData refuses both.
-        raise _fail(path, f"{name} has both scale and num_units", "keep one of them")
+        raise bundle_error(path, f"{name} has both scale and num_units", "keep one of them")
     value = raw.get("scale", raw.get("num_units", 1))
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _fail(path, f"{name} has scale {value!r}", "give a whole number of units, 1 or more")
+        raise bundle_error(
+            path, f"{name} has scale {value!r}", "give a whole number of units, 1 or more"
+        )
     return value
 
 
@@ -232,7 +129,7 @@ def _local_path(bundle: Path, charm: str) -> Path | None:
         return None
     resolved = (bundle.parent / charm).resolve()
     if not resolved.exists():
-        raise _fail(
+        raise bundle_error(
             bundle,
             f"local charm {charm} not found at {resolved}",
             "local charms are relative to the bundle's folder; pack it or fix the path",
@@ -260,15 +157,17 @@ def _base(path: Path, name: str, spec: Mapping[str, Any], default: str | None) -
     """
     base, series = spec.get("base"), spec.get("series")
     if base is not None and not _BASE.match(str(base)):
-        raise _fail(path, f"{name} has base {base!r}", "write it as OS@VERSION, e.g. ubuntu@22.04")
+        raise bundle_error(
+            path, f"{name} has base {base!r}", "write it as OS@VERSION, e.g. ubuntu@22.04"
+        )
     if series is not None and str(series) not in _SERIES_BASES:
-        raise _fail(
+        raise bundle_error(
             path, f"{name} has series {series!r}, which names no base", "give base: ubuntu@22.04"
         )
     from_series = _SERIES_BASES[str(series)] if series is not None else None
     if base is not None and from_series is not None and str(base) != from_series:
         # cmd/juju/application/bundle/bundle.go verifyMixedSeriesBasesMatch
-        raise _fail(path, f"{name} has series {series} and base {base}", "keep only base:")
+        raise bundle_error(path, f"{name} has series {series} and base {base}", "keep only base:")
     return str(base) if base is not None else from_series or default
 
 
@@ -276,34 +175,38 @@ def _app(
     path: Path, name: str, spec: Any, override: Path | None = None, default_base: str | None = None
 ) -> BundleApp:
     if not _APP_NAME.match(name):
-        raise _fail(
+        raise bundle_error(
             path,
             f"{name!r} is not a Juju application name",
             "use lowercase letters, digits and single hyphens, starting with a letter",
         )
     if not isinstance(spec, Mapping):
-        raise _fail(path, f"application {name} is not a mapping", "give it charm: and scale:")
+        raise bundle_error(
+            path, f"application {name} is not a mapping", "give it charm: and scale:"
+        )
     charm = spec.get("charm")
     if not charm or not isinstance(charm, str):
-        raise _fail(path, f"application {name} has no charm", "add charm: NAME or ./x.charm")
+        raise bundle_error(
+            path, f"application {name} has no charm", "add charm: NAME or ./x.charm"
+        )
     if charm.startswith("cs:"):
         # The charm store is gone; Juju 4.0 reads cs: as a local charm URL and refuses a
         # ~user one (internal/charm/url.go at 4.0-beta5).
-        raise _fail(
+        raise bundle_error(
             path,
             f"{name} has charm {charm}, a charm store URL Juju can no longer deploy",
             "use its Charmhub name (charm: NAME) with a channel:",
         )
     if "config" in spec:
-        raise _fail(
+        raise bundle_error(
             path, f"{name} has config:", "Juju bundles call an application's config options:"
         )
     revision = spec.get("revision")
     if revision is not None and (isinstance(revision, bool) or not isinstance(revision, int)):
-        raise _fail(path, f"{name} has revision {revision!r}", "give a revision number")
+        raise bundle_error(path, f"{name} has revision {revision!r}", "give a revision number")
     if revision is not None and not spec.get("channel"):
         # `juju deploy` refuses a revision without a channel for Charmhub charms.
-        raise _fail(path, f"{name} has a revision but no channel", "add channel: to it")
+        raise bundle_error(path, f"{name} has a revision but no channel", "add channel: to it")
     local_path = override.resolve() if override is not None else _local_path(path, charm)
     series = spec.get("series")
     return BundleApp(
@@ -397,7 +300,7 @@ def _includes(bundle: Path, app: str, options: Mapping[str, str]) -> dict[str, s
                 value = base64.b64encode(data).decode() if encoded else data.decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 problem = getattr(exc, "strerror", None) or "not UTF-8 text"
-                raise _fail(
+                raise bundle_error(
                     bundle,
                     f"{app}.options.{key}: cannot include {file} ({problem})",
                     "include paths are relative to the bundle's folder",
@@ -417,30 +320,34 @@ def _relations(path: Path, raw: Any, apps: Mapping[str, BundleApp]) -> tuple[tup
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise _fail(path, "relations is not a list", "write each relation as a pair [a:x, b:y]")
+        raise bundle_error(
+            path, "relations is not a list", "write each relation as a pair [a:x, b:y]"
+        )
     pairs: list[tuple[str, str]] = []
     for item in raw:
         if not (
             isinstance(item, list) and len(item) == 2 and all(isinstance(e, str) for e in item)
         ):
-            raise _fail(
+            raise bundle_error(
                 path,
                 f"relation {item!r} is not a pair",
                 "write it as [app:endpoint, app:endpoint]",
             )
         for endpoint in item:
-            app = _app_of(endpoint)
+            app = app_of(endpoint)
             if app not in apps:
-                raise _fail(
+                raise bundle_error(
                     path,
                     f"relation endpoint {endpoint} names no application of the bundle",
                     f"applications: {', '.join(apps)}",
                 )
         # internal/charm/bundledata.go verifyRelations refuses these two.
-        if _app_of(item[0]) == _app_of(item[1]):
-            raise _fail(path, f"relation {item!r} relates an application to itself", _ONE_FIX)
+        if app_of(item[0]) == app_of(item[1]):
+            raise bundle_error(
+                path, f"relation {item!r} relates an application to itself", _ONE_FIX
+            )
         if any({item[0], item[1]} == set(pair) for pair in pairs):
-            raise _fail(path, f"relation {item!r} is defined more than once", _ONE_FIX)
+            raise bundle_error(path, f"relation {item!r} is defined more than once", _ONE_FIX)
         pairs.append((item[0], item[1]))
     return tuple(pairs)
 
@@ -463,29 +370,35 @@ def parse_bundle(
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        raise _fail(path, f"not YAML{where}", "pass the YAML file `juju deploy` takes") from None
+        raise bundle_error(
+            path, f"not YAML{where}", "pass the YAML file `juju deploy` takes"
+        ) from None
     documents = [d for d in documents if d is not None]
     if not documents:
-        raise _fail(path, "0 YAML documents", "pass a bundle file")
+        raise bundle_error(path, "0 YAML documents", "pass a bundle file")
     raw = _merged(path, documents)
     apps_raw = raw.get("applications", raw.get("services"))
     if not isinstance(apps_raw, Mapping) or not apps_raw:
-        raise _fail(path, "no applications", "a bundle lists its applications under applications:")
+        raise bundle_error(
+            path, "no applications", "a bundle lists its applications under applications:"
+        )
     machine = _machine_problem(raw, apps_raw)
     if machine:
-        raise _fail(
+        raise bundle_error(
             path,
             f"a machine (non-Kubernetes) bundle: {machine}",
             "the harness disrupts Kubernetes pods: use a bundle with bundle: kubernetes",
         )
     if raw.get("saas"):
-        raise _fail(
+        raise bundle_error(
             path, "it consumes offers (saas)", "deploy the offered apps in the bundle itself"
         )
     overrides = dict(charms or {})
     unknown = sorted(set(overrides) - {str(name) for name in apps_raw})
     if unknown:
-        raise _fail(path, f"no application {unknown[0]!r}", f"applications: {', '.join(apps_raw)}")
+        raise bundle_error(
+            path, f"no application {unknown[0]!r}", f"applications: {', '.join(apps_raw)}"
+        )
     # Apps the bundle gives the same charm file take the same stand-in charm.
     by_charm = {
         apps_raw[name].get("charm"): charm
@@ -525,11 +438,11 @@ def _merged(path: Path, documents: list[Any]) -> dict[str, Any]:
     (internal/charm/overlay.go ReadAndMergeBundleData, applyOverlay, mergeStructs)."""
     base, *overlays = documents
     if not isinstance(base, Mapping):
-        raise _fail(
+        raise bundle_error(
             path, "not a bundle (no mapping at the top)", "pass the YAML `juju deploy` takes"
         )
     if "applications" in base and "services" in base:
-        raise _fail(path, "it has both applications and services", "keep applications:")
+        raise bundle_error(path, "it has both applications and services", "keep applications:")
     raw = dict(base)
     key = "services" if "services" in base else "applications"
     if raw.get(key) is not None and not isinstance(raw[key], Mapping):
@@ -538,7 +451,7 @@ def _merged(path: Path, documents: list[Any]) -> dict[str, Any]:
     for name, spec in apps.items():
         for only in _OVERLAY_ONLY:
             if isinstance(spec, Mapping) and spec.get(only):
-                raise _fail(
+                raise bundle_error(
                     path,
                     f"applications.{name}.{only} can only appear in an overlay",
                     "move it into an overlay: a YAML document after a --- line",
@@ -547,12 +460,16 @@ def _merged(path: Path, documents: list[Any]) -> dict[str, Any]:
     for number, overlay in enumerate(overlays, start=2):
         where = f"overlay (YAML document {number})"
         if not isinstance(overlay, Mapping):
-            raise _fail(path, f"{where} is not a mapping", "give it applications: or relations:")
+            raise bundle_error(
+                path, f"{where} is not a mapping", "give it applications: or relations:"
+            )
         if "services" in overlay:
-            raise _fail(path, f"{where} uses the old services key", "call it applications:")
+            raise bundle_error(path, f"{where} uses the old services key", "call it applications:")
         changes = overlay.get("applications") or {}
         if not isinstance(changes, Mapping):
-            raise _fail(path, f"{where}: applications is not a mapping", "list apps by name")
+            raise bundle_error(
+                path, f"{where}: applications is not a mapping", "list apps by name"
+            )
         for name, spec in changes.items():
             if not spec:  # an empty app removes it, and its relations
                 apps.pop(name, None)
@@ -597,7 +514,7 @@ def _names(relation: Any, app: str) -> bool:
     """Whether a relation (as written) has ``app`` at either end."""
     if not isinstance(relation, list) or len(relation) != 2:
         return False  # left for the relation checks to refuse
-    return any(isinstance(e, str) and _app_of(e) == app for e in relation)
+    return any(isinstance(e, str) and app_of(e) == app for e in relation)
 
 
 def load_bundle(
@@ -645,7 +562,7 @@ def _check_elsewhere(overlay: Path, text: str) -> None:
             values = options.values() if isinstance(options, Mapping) else ()
             included = [v for v in values if str(v).startswith("include-")]
             if (charm and _is_local(charm) and not charm.startswith("/")) or included:
-                raise _fail(
+                raise bundle_error(
                     overlay,
                     f"{name} names a path relative to the overlay, outside the bundle's folder",
                     "put the overlay beside the bundle, or make the path absolute",
@@ -660,7 +577,7 @@ def _read(path: Path, what: str) -> str:
     try:
         return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
-        raise _fail(
+        raise bundle_error(
             path, "not YAML (not UTF-8 text)", "pass the YAML `juju deploy` takes"
         ) from None
     except OSError as exc:
