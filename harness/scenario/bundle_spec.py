@@ -23,7 +23,6 @@ and the report print.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
@@ -33,6 +32,7 @@ from typing import Any
 import yaml
 
 from harness.common.errors import HarnessError
+from harness.scenario.bundle.includes import resolve_includes
 from harness.scenario.bundle.model import KUBERNETES, BundleApp, BundleSpec, app_of, bundle_error
 
 _APP_KEYS = {
@@ -220,7 +220,9 @@ def _app(
         trust=bool(spec.get("trust", False)),
         units=_units(path, str(name), spec),
         resources=_resources(path, _text_map(path, str(name), "resources", spec.get("resources"))),
-        options=_includes(path, name, _text_map(path, name, "options", spec.get("options"))),
+        options=resolve_includes(
+            path, name, _text_map(path, name, "options", spec.get("options"))
+        ),
         constraints=str(spec["constraints"]) if spec.get("constraints") else None,
         storage=_text_map(path, str(name), "storage", spec.get("storage")),
     )
@@ -282,30 +284,6 @@ def _resources(bundle: Path, resources: Mapping[str, str]) -> dict[str, str]:
     for name, value in resources.items():
         there = bundle.parent / value
         out[name] = str(there.resolve()) if not value.isdigit() and there.is_file() else value
-    return out
-
-
-def _includes(bundle: Path, app: str, options: Mapping[str, str]) -> dict[str, str]:
-    """Option values Juju reads from a file beside the bundle: ``include-file://PATH`` as
-    text, ``include-base64://PATH`` base64-encoded (internal/charm/overlay.go
-    resolveIncludes)."""
-    out = {}
-    for key, value in options.items():
-        for directive, encoded in (("include-file://", False), ("include-base64://", True)):
-            if not value.startswith(directive):
-                continue
-            file = bundle.parent / value[len(directive) :]
-            try:
-                data = file.read_bytes()
-                value = base64.b64encode(data).decode() if encoded else data.decode("utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                problem = getattr(exc, "strerror", None) or "not UTF-8 text"
-                raise bundle_error(
-                    bundle,
-                    f"{app}.options.{key}: cannot include {file} ({problem})",
-                    "include paths are relative to the bundle's folder",
-                ) from None
-        out[key] = value
     return out
 
 
