@@ -24,7 +24,6 @@ and the report print.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from typing import Any
 import yaml
 
 from harness.common.errors import HarnessError
-from harness.scenario.bundle.includes import resolve_includes
+from harness.scenario.bundle.app import app_base, is_local_charm, read_app
 from harness.scenario.bundle.model import KUBERNETES, BundleApp, BundleSpec, app_of, bundle_error
 
 _APP_KEYS = {
@@ -71,70 +70,6 @@ _NOT_APPLIED = {
     "devices": "requests no devices",
     "bindings": "binds no endpoints to spaces",
 }
-# Series Juju 3.6 still maps to a base (core/base/supported.go); `kubernetes` is the
-# pseudo-series of 2.x Kubernetes bundles, deployed on ubuntu@20.04
-# (core/bundle/changes/handlers.go: LegacyKubernetesBase).
-_SERIES_BASES = {
-    "xenial": "ubuntu@16.04",
-    "bionic": "ubuntu@18.04",
-    "focal": "ubuntu@20.04",
-    "jammy": "ubuntu@22.04",
-    "kinetic": "ubuntu@22.10",
-    "lunar": "ubuntu@23.04",
-    "mantic": "ubuntu@23.10",
-    "noble": "ubuntu@24.04",
-    "kubernetes": "ubuntu@20.04",
-}
-# juju/names application.go ApplicationSnippet: what Juju accepts as an application name.
-_APP_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]*[a-z][a-z0-9]*)*$")
-_BASE = re.compile(r"^[a-z][a-z0-9-]*@[0-9][0-9.]*(/[a-z-]+)?$")
-
-
-def _text_map(path: Path, app: str, key: str, value: Any) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise bundle_error(
-            path, f"{app}.{key} is not a mapping", f"write {key} as name: value lines"
-        )
-    out = {}
-    for k, v in value.items():
-        if v is None or isinstance(v, (Mapping, list)):
-            # Deployed as "None" or a Python repr, which no charm means; Juju refuses a
-            # resource that is neither a revision nor a path (bundledata.go) and an option
-            # its charm's config does not type so (verifyOptions).
-            what = "no value" if v is None else f"a {type(v).__name__}, not a single value"
-            raise bundle_error(path, f"{app}.{key}.{k} has {what}", "give it a value or drop it")
-        if isinstance(v, bool):
-            out[str(k)] = "true" if v else "false"
-        else:
-            out[str(k)] = str(v)
-    return out
-
-
-def _units(path: Path, name: str, raw: Mapping[str, Any]) -> int:
-    if "scale" in raw and "num_units" in raw:
-        # juju/charm bundledata.go normalizeData refuses both.
-        raise bundle_error(path, f"{name} has both scale and num_units", "keep one of them")
-    value = raw.get("scale", raw.get("num_units", 1))
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise bundle_error(
-            path, f"{name} has scale {value!r}", "give a whole number of units, 1 or more"
-        )
-    return value
-
-
-def _local_path(bundle: Path, charm: str) -> Path | None:
-    if not _is_local(charm):
-        return None
-    resolved = (bundle.parent / charm).resolve()
-    if not resolved.exists():
-        raise bundle_error(
-            bundle,
-            f"local charm {charm} not found at {resolved}",
-            "local charms are relative to the bundle's folder; pack it or fix the path",
-        )
-    return resolved
 
 
 def _machine_problem(raw: Mapping[str, Any], apps: Mapping[str, Any]) -> str | None:
@@ -147,85 +82,6 @@ def _machine_problem(raw: Mapping[str, Any], apps: Mapping[str, Any]) -> str | N
         if isinstance(spec, Mapping) and spec.get("to") and kind != KUBERNETES:
             return f"{name} is placed on machines (to: {spec.get('to')})"
     return None
-
-
-def _base(path: Path, name: str, spec: Mapping[str, Any], default: str | None) -> str | None:
-    """The app's base as Juju 3.6 computes it: its base, its series, the bundle's default.
-
-    (core/bundle/changes/handlers.go computeApplicationBase; a local charm without either
-    keeps its own, so it gets no default.)
-    """
-    base, series = spec.get("base"), spec.get("series")
-    if base is not None and not _BASE.match(str(base)):
-        raise bundle_error(
-            path, f"{name} has base {base!r}", "write it as OS@VERSION, e.g. ubuntu@22.04"
-        )
-    if series is not None and str(series) not in _SERIES_BASES:
-        raise bundle_error(
-            path, f"{name} has series {series!r}, which names no base", "give base: ubuntu@22.04"
-        )
-    from_series = _SERIES_BASES[str(series)] if series is not None else None
-    if base is not None and from_series is not None and str(base) != from_series:
-        # cmd/juju/application/bundle/bundle.go verifyMixedSeriesBasesMatch
-        raise bundle_error(path, f"{name} has series {series} and base {base}", "keep only base:")
-    return str(base) if base is not None else from_series or default
-
-
-def _app(
-    path: Path, name: str, spec: Any, override: Path | None = None, default_base: str | None = None
-) -> BundleApp:
-    if not _APP_NAME.match(name):
-        raise bundle_error(
-            path,
-            f"{name!r} is not a Juju application name",
-            "use lowercase letters, digits and single hyphens, starting with a letter",
-        )
-    if not isinstance(spec, Mapping):
-        raise bundle_error(
-            path, f"application {name} is not a mapping", "give it charm: and scale:"
-        )
-    charm = spec.get("charm")
-    if not charm or not isinstance(charm, str):
-        raise bundle_error(
-            path, f"application {name} has no charm", "add charm: NAME or ./x.charm"
-        )
-    if charm.startswith("cs:"):
-        # The charm store is gone; Juju 4.0 reads cs: as a local charm URL and refuses a
-        # ~user one (internal/charm/url.go at 4.0-beta5).
-        raise bundle_error(
-            path,
-            f"{name} has charm {charm}, a charm store URL Juju can no longer deploy",
-            "use its Charmhub name (charm: NAME) with a channel:",
-        )
-    if "config" in spec:
-        raise bundle_error(
-            path, f"{name} has config:", "Juju bundles call an application's config options:"
-        )
-    revision = spec.get("revision")
-    if revision is not None and (isinstance(revision, bool) or not isinstance(revision, int)):
-        raise bundle_error(path, f"{name} has revision {revision!r}", "give a revision number")
-    if revision is not None and not spec.get("channel"):
-        # `juju deploy` refuses a revision without a channel for Charmhub charms.
-        raise bundle_error(path, f"{name} has a revision but no channel", "add channel: to it")
-    local_path = override.resolve() if override is not None else _local_path(path, charm)
-    series = spec.get("series")
-    return BundleApp(
-        name=str(name),
-        charm=charm,
-        local_path=local_path,
-        channel=str(spec["channel"]) if spec.get("channel") else None,
-        revision=revision,
-        base=_base(path, name, spec, None if _is_local(charm) else default_base),
-        series=str(series) if series else None,
-        trust=bool(spec.get("trust", False)),
-        units=_units(path, str(name), spec),
-        resources=_resources(path, _text_map(path, str(name), "resources", spec.get("resources"))),
-        options=resolve_includes(
-            path, name, _text_map(path, name, "options", spec.get("options"))
-        ),
-        constraints=str(spec["constraints"]) if spec.get("constraints") else None,
-        storage=_text_map(path, str(name), "storage", spec.get("storage")),
-    )
 
 
 def _top_notes(raw: Mapping[str, Any], default_base: str | None) -> tuple[str, ...]:
@@ -274,21 +130,6 @@ def _few(names: list[str]) -> str:
         if len(names) <= 3
         else f"{', '.join(names[:3])} and {len(names) - 3} more"
     )
-
-
-def _resources(bundle: Path, resources: Mapping[str, str]) -> dict[str, str]:
-    """A resource file named relative to the bundle's folder made absolute, as Juju does
-    when the file is there (cmd/juju/application/deployer/bundlehandler.go makeResourceMap);
-    a revision or an image reference stays as written."""
-    out = {}
-    for name, value in resources.items():
-        there = bundle.parent / value
-        out[name] = str(there.resolve()) if not value.isdigit() and there.is_file() else value
-    return out
-
-
-def _is_local(charm: str) -> bool:
-    return charm.startswith(("./", "../", "/")) or charm.endswith(".charm")
 
 
 _ONE_FIX = "drop it: Juju refuses such a bundle"
@@ -386,9 +227,9 @@ def parse_bundle(
     for name, spec in apps_raw.items():
         if isinstance(spec, Mapping) and spec.get("charm") in by_charm:
             overrides.setdefault(str(name), by_charm[spec["charm"]])
-    default_base = _base(path, "the bundle", _default_base(raw), None)
+    default_base = app_base(path, "the bundle", _default_base(raw), None)
     apps = {
-        str(name): _app(path, str(name), spec, overrides.get(str(name)), default_base)
+        str(name): read_app(path, str(name), spec, overrides.get(str(name)), default_base)
         for name, spec in apps_raw.items()
     }
     return BundleSpec(
@@ -405,7 +246,7 @@ def parse_bundle(
 
 
 def _default_base(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The bundle's ``default-base``/``series`` in an app's terms, for ``_base``."""
+    """The bundle's ``default-base``/``series`` in an app's terms, for ``app_base``."""
     return {
         k: raw[key] for k, key in (("base", "default-base"), ("series", "series")) if raw.get(key)
     }
@@ -539,7 +380,7 @@ def _check_elsewhere(overlay: Path, text: str) -> None:
             options = spec.get("options")
             values = options.values() if isinstance(options, Mapping) else ()
             included = [v for v in values if str(v).startswith("include-")]
-            if (charm and _is_local(charm) and not charm.startswith("/")) or included:
+            if (charm and is_local_charm(charm) and not charm.startswith("/")) or included:
                 raise bundle_error(
                     overlay,
                     f"{name} names a path relative to the overlay, outside the bundle's folder",
