@@ -33,6 +33,7 @@ import yaml
 from harness.common.errors import HarnessError
 from harness.scenario.bundle.app import app_base, is_local_charm, read_app
 from harness.scenario.bundle.model import KUBERNETES, BundleApp, BundleSpec, app_of, bundle_error
+from harness.scenario.bundle.relations import read_relations
 
 _APP_KEYS = {
     "charm",
@@ -132,45 +133,6 @@ def _few(names: list[str]) -> str:
     )
 
 
-_ONE_FIX = "drop it: Juju refuses such a bundle"
-
-
-def _relations(path: Path, raw: Any, apps: Mapping[str, BundleApp]) -> tuple[tuple[str, str], ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise bundle_error(
-            path, "relations is not a list", "write each relation as a pair [a:x, b:y]"
-        )
-    pairs: list[tuple[str, str]] = []
-    for item in raw:
-        if not (
-            isinstance(item, list) and len(item) == 2 and all(isinstance(e, str) for e in item)
-        ):
-            raise bundle_error(
-                path,
-                f"relation {item!r} is not a pair",
-                "write it as [app:endpoint, app:endpoint]",
-            )
-        for endpoint in item:
-            app = app_of(endpoint)
-            if app not in apps:
-                raise bundle_error(
-                    path,
-                    f"relation endpoint {endpoint} names no application of the bundle",
-                    f"applications: {', '.join(apps)}",
-                )
-        # internal/charm/bundledata.go verifyRelations refuses these two.
-        if app_of(item[0]) == app_of(item[1]):
-            raise bundle_error(
-                path, f"relation {item!r} relates an application to itself", _ONE_FIX
-            )
-        if any({item[0], item[1]} == set(pair) for pair in pairs):
-            raise bundle_error(path, f"relation {item!r} is defined more than once", _ONE_FIX)
-        pairs.append((item[0], item[1]))
-    return tuple(pairs)
-
-
 def parse_bundle(
     path: Path,
     text: str,
@@ -238,7 +200,7 @@ def parse_bundle(
         digest=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         name=str(raw["name"]) if raw.get("name") else None,
         apps=tuple(apps.values()),
-        relations=_relations(path, raw.get("relations"), apps),
+        relations=read_relations(path, raw.get("relations"), apps),
         kubernetes=raw.get("bundle") == KUBERNETES,
         notes=_top_notes(raw, default_base) + _notes(apps_raw, apps),
         overlays=overlays,
