@@ -32,45 +32,13 @@ import yaml
 
 from harness.common.errors import HarnessError
 from harness.scenario.bundle.app import app_base, is_local_charm, read_app
-from harness.scenario.bundle.model import KUBERNETES, BundleApp, BundleSpec, app_of, bundle_error
+from harness.scenario.bundle.model import KUBERNETES, BundleSpec, app_of, bundle_error
+from harness.scenario.bundle.notes import app_notes, top_notes
 from harness.scenario.bundle.relations import read_relations
 
-_APP_KEYS = {
-    "charm",
-    "channel",
-    "revision",
-    "base",
-    "series",
-    "trust",
-    "scale",
-    "num_units",
-    "resources",
-    "options",
-    "constraints",
-    "storage",
-    "annotations",
-    "expose",
-    "placement",
-    "to",
-    "devices",
-    "bindings",
-    "plan",
-    "exposed-endpoints",
-    "offers",
-}
 # Only an overlay may carry these (their ``source:"overlay-only"`` tag in juju's
 # internal/charm/bundledata.go; VerifyNoOverlayFieldsPresent refuses them in a base).
 _OVERLAY_ONLY = ("offers", "exposed-endpoints")
-# What `juju deploy` does with these keys and the harness, deploying app by app, does not.
-_NOT_APPLIED = {
-    "offers": "makes no offers",
-    "expose": "exposes nothing",
-    "exposed-endpoints": "exposes nothing",
-    "to": "places no pods (node selectors)",
-    "placement": "places no pods (node selectors)",
-    "devices": "requests no devices",
-    "bindings": "binds no endpoints to spaces",
-}
 
 
 def _machine_problem(raw: Mapping[str, Any], apps: Mapping[str, Any]) -> str | None:
@@ -83,54 +51,6 @@ def _machine_problem(raw: Mapping[str, Any], apps: Mapping[str, Any]) -> str | N
         if isinstance(spec, Mapping) and spec.get("to") and kind != KUBERNETES:
             return f"{name} is placed on machines (to: {spec.get('to')})"
     return None
-
-
-def _top_notes(raw: Mapping[str, Any], default_base: str | None) -> tuple[str, ...]:
-    """What the bundle's top-level keys mean on one Juju and not another."""
-    notes = []
-    if "services" in raw:
-        # juju/charm's legacyBundleData read it (2.x); internal/charm/bundledata.go at
-        # 4.0-beta5 has no such key.
-        notes.append("services: the old name of applications; Juju 4.0 reads only applications")
-    if raw.get("series") and not raw.get("default-base"):
-        notes.append(
-            f"series {raw['series']}: apps without a base of their own deployed with --base "
-            f"{default_base}, as Juju 3.6 does (Juju 4.0 has no series key: write default-base:)"
-        )
-    return tuple(notes)
-
-
-def _notes(apps_raw: Mapping[str, Any], apps: Mapping[str, BundleApp]) -> tuple[str, ...]:
-    """What Juju ignores, or does and the harness does not, in the apps' own keys."""
-    notes = []
-    ignored: dict[str, list[str]] = {}
-    for name, spec in apps_raw.items():
-        for key in sorted(set(spec) - _APP_KEYS):
-            ignored.setdefault(str(key), []).append(str(name))
-    for key, names in ignored.items():
-        # cmd/juju/application/deployer/bundle.go: "These fields ... will be ignored
-        # during deployment" (printed on --dry-run only); the strict decode in
-        # internal/charm/bundledatasrc.go keeps it as a warning, not an error.
-        notes.append(f"{key} (in {_few(names)}): not a bundle key; `juju deploy` ignores it")
-    for name, spec in apps_raw.items():
-        app = apps[str(name)]
-        if app.series and not spec.get("base"):
-            notes.append(
-                f"{name}: series {app.series} deployed with --base {app.base}, as Juju 3.6 "
-                "does (Juju 4.0 has no series key: write base:)"
-            )
-        for key, what in _NOT_APPLIED.items():
-            if spec.get(key):
-                notes.append(f"{name}: {key} not applied (the harness {what})")
-    return tuple(notes)
-
-
-def _few(names: list[str]) -> str:
-    return (
-        ", ".join(names)
-        if len(names) <= 3
-        else f"{', '.join(names[:3])} and {len(names) - 3} more"
-    )
 
 
 def parse_bundle(
@@ -202,7 +122,7 @@ def parse_bundle(
         apps=tuple(apps.values()),
         relations=read_relations(path, raw.get("relations"), apps),
         kubernetes=raw.get("bundle") == KUBERNETES,
-        notes=_top_notes(raw, default_base) + _notes(apps_raw, apps),
+        notes=top_notes(raw, default_base) + app_notes(apps_raw, apps),
         overlays=overlays,
     )
 
