@@ -1,24 +1,9 @@
-"""A Juju bundle file, read the way ``juju deploy`` reads it, as frozen values.
+"""A bundle file read as ``juju deploy`` reads it: ``load_bundle`` and ``parse_bundle``.
 
-The keys follow Juju's bundle format (``BundleData``/``ApplicationSpec`` in juju/charm
-``bundledata.go``): ``bundle: kubernetes``, ``applications`` with ``charm``, ``channel``,
-``revision``, ``base``/``series``, ``trust``, ``scale`` or its alias ``num_units`` (not
-both), ``resources``, ``options`` (the application's config), ``constraints``, ``storage``;
-``relations`` as pairs of ``app:endpoint`` (or a bare app, which Juju completes from the
-charms' metadata). A local charm (``charm: ./x.charm``) is relative to the bundle's folder,
-as Juju resolves it.
-
-A file of several YAML documents is a base bundle and its overlays, merged as Juju merges
-them (``ReadAndMergeBundleData`` in juju's internal/charm/overlay.go): an overlay's app
-merges into the base's field by field (maps key by key, a null key deleted), an empty app
-is removed with its relations, relations are appended; ``offers`` and
-``exposed-endpoints`` may only appear in an overlay.
-
-Everything that makes the bundle unusable here is refused with one line before anything is
-deployed: not YAML, no applications, a machine (non-Kubernetes) bundle, a relation naming an
-application the bundle does not have. What Juju would ignore (keys it does not know) or do
-that the harness does not (offers, expose, placement) is kept in ``notes``, which the plan
-and the report print.
+``load_bundle`` reads the file and its ``--overlay`` files; ``parse_bundle`` turns their text
+into a ``BundleSpec``. Everything that makes the bundle unusable here is refused with one line
+before anything is deployed: not YAML, no applications, a machine (non-Kubernetes) bundle, a
+relation naming an application the bundle does not have.
 """
 
 from __future__ import annotations
