@@ -667,7 +667,7 @@ def _run_bundle(args: argparse.Namespace) -> int:
         prepare_run,
         start,
     )
-    from harness.scenario.bundle_spec import load_bundle
+    from harness.scenario.bundle.load import load_bundle
 
     juju = _juju_option(args.juju)
     _check_model(args.model)

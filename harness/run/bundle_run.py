@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.common.versions import JujuVersion
 from harness.run.scenario import RunResult, plan
-from harness.scenario.bundle_spec import BundleSpec, load_bundle
+from harness.scenario.bundle.load import load_bundle
+from harness.scenario.bundle.model import BundleSpec
 from harness.scenario.bundle_stack import (
     MetaSources,
     check_twin_scale,

@@ -18,7 +18,7 @@ from typing import Any
 from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError, UnknownName, unknown
 from harness.lab.ports import AppSpec
-from harness.scenario.bundle_spec import BundleApp, BundleSpec
+from harness.scenario.bundle.model import BundleApp, BundleSpec
 from harness.scenario.charm_meta import (
     CHARM_CONTAINER,
     CharmMeta,
