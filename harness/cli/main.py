@@ -27,7 +27,7 @@ from harness.common.versions import JujuVersion
 if TYPE_CHECKING:
     from harness.common.interrupt import Interruption
     from harness.run.bundle_run import BundleRun
-    from harness.run.scenario import RunResult
+    from harness.run.result import RunResult
     from harness.scenario.scenarios import Scenario
     from harness.scenario.stack import Stack
     from harness.twin.charms import CharmSource
@@ -525,7 +525,8 @@ def _unfinished_bundle(
     from harness.common.interrupt import describe
     from harness.evidence.model import Evidence
     from harness.evidence.write import write_bundle
-    from harness.run.scenario import deploy_commands, one_line, portable_commands, user_bundle
+    from harness.run.reproduce import deploy_commands, portable_commands, user_bundle
+    from harness.run.result import one_line
 
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
@@ -548,7 +549,7 @@ def _unfinished_bundle(
 
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.evidence.folders import check_evidence_root, claim_folder
-    from harness.run.scenario import plan
+    from harness.run.plan import plan
     from harness.scenario.scenarios import scenario as find_scenario
     from harness.scenario.stack import default_stack
 

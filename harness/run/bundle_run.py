@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.common.versions import JujuVersion
-from harness.run.scenario import RunResult, plan
+from harness.run.plan import plan
+from harness.run.result import RunResult
 from harness.scenario.bundle_spec import BundleSpec, load_bundle
 from harness.scenario.bundle_stack import (
     MetaSources,

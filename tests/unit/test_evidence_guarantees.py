@@ -551,7 +551,7 @@ def test_a_twin_report_reproduces_without_this_machines_paths_or_kubectl(
 
 
 def test_a_packed_charm_elsewhere_is_named_by_its_file_name() -> None:
-    from harness.run.scenario import deploy_commands, portable_commands
+    from harness.run.reproduce import deploy_commands, portable_commands
     from harness.scenario.stack import default_stack
 
     stack = default_stack("/home/someone/build/probe_ubuntu-22.04-amd64.charm")
