@@ -9,7 +9,8 @@ a step raises, with what was gathered so far and the error, and the exception go
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -84,6 +85,19 @@ class _Gathered:
             self.interruption.check(self.stage)
         self.stage = stage
 
+    @contextlib.contextmanager
+    def timed_stage(
+        self, stage: str, progress: Progress, *, say: str | None = None, step: str | None = None
+    ) -> Iterator[_Timed]:
+        """Enter ``stage`` and say ``say``; the body is one step (named ``step``, else as the
+        stage), recorded with its time when the body finishes, not when it raises."""
+        self.enter(stage)
+        if say is not None:
+            progress(say)
+        timed = _Timed(_now(self.lab))
+        yield timed
+        self.record(Step(step or stage, timed.start, _now(self.lab), timed.detail), progress)
+
     def failure(self, exc: BaseException) -> tuple[str, bool]:
         """The bundle's one-line error for ``exc``, and whether it was an interruption."""
         if isinstance(exc, RunInterrupted):
@@ -124,6 +138,14 @@ class _Gathered:
             bundle=self.bundle,
             interrupted=interrupted,
         )
+
+
+@dataclass
+class _Timed:
+    """A timed stage's step while it runs: when it began, and the detail the body found."""
+
+    start: str
+    detail: str = ""
 
 
 def _detail(scenario: Scenario) -> str:
@@ -304,44 +326,40 @@ async def _run(
     label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
     progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")
 
-    got.enter("read versions")
-    start = _now(lab)
-    got.versions = await _versions(lab)
-    got.juju = _pick_juju(got.versions, juju_version)
-    juju = JujuVersion.parse(got.juju)
-    # Commands a reader can paste: no path of this machine; and for the twin, nothing
-    # aimed at a model or namespace that existed only in the simulation.
-    disruption_lines: tuple[str, ...] = ()
-    if not lab.simulated:
-        disruption_lines = disruption_commands(
-            scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
+    with got.timed_stage("read versions", progress) as versions:
+        got.versions = await _versions(lab)
+        got.juju = _pick_juju(got.versions, juju_version)
+        juju = JujuVersion.parse(got.juju)
+        # Commands a reader can paste: no path of this machine; and for the twin, nothing
+        # aimed at a model or namespace that existed only in the simulation.
+        disruption_lines: tuple[str, ...] = ()
+        if not lab.simulated:
+            disruption_lines = disruption_commands(
+                scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
+            )
+        got.commands = portable_commands(
+            (
+                repro_command(scenario, lab.backend, got.juju, stack),
+                *deploy_commands(stack, juju),
+                *disruption_lines,
+            ),
+            stack,
         )
-    got.commands = portable_commands(
-        (
-            repro_command(scenario, lab.backend, got.juju, stack),
-            *deploy_commands(stack, juju),
-            *disruption_lines,
-        ),
-        stack,
-    )
-    # Look the expectation up before disrupting anything: an unknown entry fails early.
-    target_container = next((t.container for t in scenario.targets if t.container), None)
-    target_signal = next((t.signal for t in scenario.targets if t.signal), None)
-    catalogue = load()
-    got.expectation = catalogue.expect(
-        scenario.disruption, juju, container=target_container, signal=target_signal
-    )
-    got.record(Step("read versions", start, _now(lab), f"Juju {got.juju}"), progress)
-    progress(f"Juju {got.juju}; expecting {', '.join(got.expectation.required_hooks())}")
+        # Look the expectation up before disrupting anything: an unknown entry fails early.
+        target_container = next((t.container for t in scenario.targets if t.container), None)
+        target_signal = next((t.signal for t in scenario.targets if t.signal), None)
+        catalogue = load()
+        expected = got.expectation = catalogue.expect(
+            scenario.disruption, juju, container=target_container, signal=target_signal
+        )
+        versions.detail = f"Juju {got.juju}"
+    progress(f"Juju {got.juju}; expecting {', '.join(expected.required_hooks())}")
 
-    got.enter("snapshot before")
-    progress("snapshot before")
-    start = _now(lab)
-    got.before = await take_snapshot(lab, stack)
-    got.record(Step("snapshot before", start, _now(lab)), progress)
+    with got.timed_stage("snapshot before", progress, say="snapshot before"):
+        before = got.before = await take_snapshot(lab, stack)
 
     window_start = got.window_start = lab.clock.now()
-    disrupted = _disrupted_units(scenario, got.before)
+    disrupted = _disrupted_units(scenario, before)
     disruption = get(scenario.disruption, charm_path=local_charm(scenario, stack))
     for target in applied_targets(scenario, disruption):
         who = ", ".join(target.units) or f"every unit of {target.app}"
@@ -360,9 +378,9 @@ async def _run(
     affected = _affected_units(scenario, stack)
     got.enter("waiting until settled")
     progress(f"waiting until settled: {', '.join(affected)}")
-    before_pods = {p.unit: p for p in got.before.pods}
-    every = set(got.expectation.required_hooks(leader=True))
-    common = tuple(h for h in got.expectation.required_hooks(leader=False) if h in every)
+    before_pods = {p.unit: p for p in before.pods}
+    every = set(expected.required_hooks(leader=True))
+    common = tuple(h for h in expected.required_hooks(leader=False) if h in every)
     settled = await wait_settled(
         lab,
         tuple(affected),
@@ -373,40 +391,33 @@ async def _run(
     )
     got.record(_as_steps(settled), progress)
 
-    got.enter("snapshot after")
-    progress("snapshot after")
-    start = _now(lab)
-    got.after = await take_snapshot(lab, stack)
-    got.record(Step("snapshot after", start, _now(lab)), progress)
+    with got.timed_stage("snapshot after", progress, say="snapshot after"):
+        after = got.after = await take_snapshot(lab, stack)
     window_end = lab.clock.now()
 
-    got.enter("collecting hooks")
-    progress("collecting hooks (debug-log and probe journal)")
-    start = _now(lab)
-    log_hooks, log_notes = await collect_log_hooks(lab, got.versions, window_start, window_end)
-    journal = await journal_hooks(lab, got.before, got.after)
-    got.hooks = log_hooks + journal
-    from_ops = sum(1 for h in log_hooks if h.source == "ops-log")
-    counted = (
-        f"{len(log_hooks) - from_ops} from debug-log, {from_ops} from ops' event lines, "
-        f"{len(journal)} from the probe journal"
-    )
-    got.record(
-        Step("collect hooks", start, _now(lab), "; ".join((counted, *log_notes))),
-        progress,
-    )
+    say = "collecting hooks (debug-log and probe journal)"
+    with got.timed_stage("collecting hooks", progress, say=say, step="collect hooks") as hooks:
+        log_hooks, log_notes = await collect_log_hooks(lab, got.versions, window_start, window_end)
+        journal = await journal_hooks(lab, before, after)
+        got.hooks = log_hooks + journal
+        from_ops = sum(1 for h in log_hooks if h.source == "ops-log")
+        counted = (
+            f"{len(log_hooks) - from_ops} from debug-log, {from_ops} from ops' event lines, "
+            f"{len(journal)} from the probe journal"
+        )
+        hooks.detail = "; ".join((counted, *log_notes))
 
     got.enter("judging")
     container = next((t.container for t in scenario.targets if t.container), "")
-    one_container = got.expectation.scope == "container" and bool(container)
+    one_container = expected.scope == "container" and bool(container)
     # A workload container's restart concerns that container only (its pebble-ready hook);
     # a charm container's restart gives every workload container's pebble-ready.
-    workload_only = one_container and got.expectation.container == "workload"
+    workload_only = one_container and expected.container == "workload"
     containers = {t.app: (container,) for t in scenario.targets} if workload_only else None
     # The branch each unit is judged against comes from what it showed (a stop that did
     # not complete, a second roll); container-restart's branch is its container and signal.
     branches = (
-        (got.expectation,)
+        (expected,)
         if target_container is not None
         else catalogue.branches(scenario.disruption, juju)
     )
@@ -417,15 +428,15 @@ async def _run(
         findings.extend(
             judge(
                 expectation,
-                got.before,
-                got.after,
+                before,
+                after,
                 got.hooks,
                 units=units,
                 target_container=container if one_container else None,
                 **_bundle_judging(stack, containers),
             )
         )
-        findings.extend(layer_findings(expectation, got.before, got.after, units))
+        findings.extend(layer_findings(expectation, before, after, units))
     got.findings = tuple(findings)
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items() if n or v != "undetermined"))
