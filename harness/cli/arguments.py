@@ -38,9 +38,6 @@ def parse_juju(text: str) -> JujuVersion:
         ) from None
 
 
-_JUJU_OPTION = re.compile(r"v?\d+\.\d+(?:[.-][a-z]*\d+)?(?:\.\d+)?")
-
-
 def parse_juju_option(text: str | None) -> JujuVersion | None:
     """``--juju`` as given: a whole version (3.6, 2.9.43, 3.0-beta4, 3.6.1.1), never a prefix.
 
@@ -51,11 +48,12 @@ def parse_juju_option(text: str | None) -> JujuVersion | None:
 
 
 def parse_juju_strict(text: str) -> JujuVersion:
-    if not _JUJU_OPTION.fullmatch(text.strip()):
+    try:
+        return JujuVersion.parse_number(text)
+    except ValueError:
         raise HarnessError(
             f"not a Juju version: {text!r}", "use a version such as 3.6, 2.9.43 or 3.0-beta4"
-        )
-    return parse_juju(text)
+        ) from None
 
 
 def judged_note(version: JujuVersion, text: str) -> str | None:
