@@ -44,6 +44,7 @@ from harness.common.redact import comparable, redact, shown
 from harness.common.versions import JujuVersion
 from harness.scenario.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
 from harness.verdict.file_survival import JUDGED_ON, survival
+from harness.verdict.units import app_of, created_units, gone
 
 # Where the stack's judged paths live (``Stack.layers`` says the same for a whole stack);
 # callers add the probe's charm-dir and storage paths. /etc/mysqlrouter itself is not
@@ -68,7 +69,6 @@ __all__ = [
     "judge_known_bug",
     "judge_sequence",
     "ran_hooks",
-    "units_for",
 ]
 
 
@@ -115,11 +115,11 @@ def judge(
     # Only a disruption that replaces units may remove them; elsewhere a missing pod is
     # a deviation of its own, not a removal.
     removed = (
-        tuple(u for u in disrupted if after.pod(u) is None and _gone(u, after))
+        tuple(u for u in disrupted if after.pod(u) is None and gone(u, after))
         if expectation.unit_identity == "new"
         else ()
     )
-    created = _created_units(disrupted, before, after, hooks)
+    created = created_units(disrupted, before, after, hooks)
     findings: list[Finding] = []
     runs: dict[tuple[str, str], list[str]] = {}
 
@@ -252,14 +252,6 @@ def _second_roll(hooks: Sequence[HookRecord], units: Sequence[str]) -> str:
             if ran.count("upgrade-charm") >= 2:
                 return f"{unit} ran upgrade-charm twice ({source}): its pod was replaced again"
     return ""
-
-
-def units_for(before: Snapshot, app: str, units: Sequence[str] = ()) -> tuple[str, ...]:
-    """The disrupted units: those given, else every unit of ``app`` seen before."""
-    if units:
-        return tuple(units)
-    seen = [p.unit for p in before.pods] + [s.unit for s in before.statuses]
-    return tuple(sorted({u for u in seen if _app(u) == app}, key=_ordinal))
 
 
 def judge_sequence(
@@ -810,7 +802,7 @@ def _relation_findings(
     """Each databag with its finding (the bag tells the known-bug check whose it is)."""
     was = {bag.key: bag for bag in before.relations}
     now = {bag.key: bag for bag in after.relations}
-    apps = {_app(unit) for unit in units}
+    apps = {app_of(unit) for unit in units}
     findings: list[tuple[Databag, Finding]] = []
     for key in [*was, *(k for k in now if k not in was)]:
         old, new = was.get(key), now.get(key)
@@ -918,7 +910,7 @@ def _pod_finding(
     verdict: Verdict
     detail = ""
     if new is None and expectation.unit_identity == "new":
-        replacements = [u for u in created if _app(u) == _app(unit)]
+        replacements = [u for u in created if app_of(u) == app_of(unit)]
         observed = f"unit removed; new units: {', '.join(replacements) or 'none'}"
         verdict = "match" if replacements else "deviation"
     elif new is None:
@@ -1012,7 +1004,7 @@ def _known_bug_findings(
     relations: Sequence[tuple[Databag, Finding]],
     units: Sequence[str],
 ) -> list[Finding]:
-    apps = {_app(unit) for unit in units}
+    apps = {app_of(unit) for unit in units}
     findings: list[Finding] = []
     for bug in expectation.known_bugs:
         if bug.kind == "hooks":
@@ -1031,10 +1023,6 @@ def _known_bug_findings(
 # ---------------------------------------------------------------------------- helpers
 
 
-def _app(unit: str) -> str:
-    return unit.rsplit("/", 1)[0]
-
-
 def _names_for(
     unit: str,
     containers: Mapping[str, Sequence[str]] | None,
@@ -1049,7 +1037,7 @@ def _names_for(
     ):
         if mapping is None:
             continue
-        found = mapping.get(unit, mapping.get(_app(unit)))
+        found = mapping.get(unit, mapping.get(app_of(unit)))
         if found is not None:
             names[variable] = tuple(found)
     return names
@@ -1062,34 +1050,3 @@ def _leader(unit: str, first: Snapshot, second: Snapshot) -> bool | None:
             if status.unit == unit:
                 return status.leader
     return None
-
-
-def _gone(unit: str, after: Snapshot) -> bool:
-    """A unit with no pod, no status and no databag after the disruption was removed."""
-    return not any(s.unit == unit for s in after.statuses) and not any(
-        bag.owner == unit or bag.seen_by == unit for bag in after.relations
-    )
-
-
-def _created_units(
-    units: Sequence[str], before: Snapshot, after: Snapshot, hooks: Sequence[HookRecord]
-) -> tuple[str, ...]:
-    """Units of the disrupted applications that exist after but not before."""
-    apps = {_app(unit) for unit in units}
-    known = {p.unit for p in before.pods} | {s.unit for s in before.statuses} | set(units)
-    seen = [p.unit for p in after.pods] + [s.unit for s in after.statuses]
-    seen += [r.unit for r in hooks if r.unit not in known and _install_seen(r, hooks)]
-    out: list[str] = []
-    for unit in seen:
-        if _app(unit) in apps and unit not in known and unit not in out:
-            out.append(unit)
-    return tuple(sorted(out, key=_ordinal))
-
-
-def _install_seen(record: HookRecord, hooks: Sequence[HookRecord]) -> bool:
-    return any(r.unit == record.unit and r.hook == "install" for r in hooks)
-
-
-def _ordinal(unit: str) -> tuple[str, int]:
-    app, _, number = unit.rpartition("/")
-    return (app, int(number) if number.isdigit() else -1)

@@ -33,8 +33,8 @@ from harness.verdict.judge import (
     judge,
     judge_known_bug,
     judge_sequence,
-    units_for,
 )
+from harness.verdict.units import units_for
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 UNIT = "probe/0"
