@@ -26,7 +26,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from harness.catalogue.hooknames import HookName, Names, parse
-from harness.catalogue.model import Expectation, KnownBug, Layer, OptionalHook
+from harness.catalogue.model import Expectation, Layer, OptionalHook
 from harness.catalogue.relation_keys import unit_keys
 from harness.common.errors import HarnessError
 from harness.common.findings import Finding, Verdict
@@ -44,6 +44,7 @@ from harness.common.redact import comparable, redact, shown
 from harness.common.versions import JujuVersion
 from harness.scenario.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
 from harness.verdict.file_survival import JUDGED_ON, survival
+from harness.verdict.known_bugs import known_bug_findings
 from harness.verdict.units import app_of, created_units, gone
 
 # Where the stack's judged paths live (``Stack.layers`` says the same for a whole stack);
@@ -66,7 +67,6 @@ __all__ = [
     "count",
     "describe_branches",
     "judge",
-    "judge_known_bug",
     "judge_sequence",
     "ran_hooks",
 ]
@@ -179,7 +179,7 @@ def judge(
                 _pod_finding(expectation.new_units, unit, before, after, created, None)
             )
     if include_known_bugs:
-        findings.extend(_known_bug_findings(expectation, runs, relation_results, disrupted))
+        findings.extend(known_bug_findings(expectation, runs, relation_results, disrupted))
     return tuple(findings)
 
 
@@ -336,48 +336,6 @@ def judge_sequence(
         verdict=verdict,
         source=expectation.source_for("hooks"),
         detail="; ".join(parts),
-    )
-
-
-def judge_known_bug(known_bug: KnownBug, observed: Sequence[str], *, subject: str = "") -> Finding:
-    """Whether the reporter's expectation is met by what was observed.
-
-    ``observed`` is the unit's hook names in order (``hooks`` bugs; only the hooks the bug
-    talks about are compared) or one word, ``kept``/``lost`` (``relation-data`` bugs).
-    ``known-bug`` while Juju does what the catalogue says it does (the integration suite
-    makes that a strict xfail); ``match`` once the reporter's expectation holds (fixed, or
-    not reproduced); ``deviation`` when it is neither.
-    """
-    if known_bug.kind == "hooks":
-        named = set(known_bug.reporter_expected) | set(known_bug.juju_does)
-        seen = tuple(hook for hook in observed if hook in named)
-    else:
-        seen = tuple(observed)
-    verdict: Verdict
-    if seen == known_bug.reporter_expected:
-        verdict = "match"
-    elif seen == known_bug.juju_does:
-        verdict = "known-bug"
-    else:
-        verdict = "deviation"
-    fixed = f"fixed in Juju {known_bug.fixed_in}" if known_bug.fixed_in else "not fixed"
-    arrow = " -> " if known_bug.kind == "hooks" else ", "
-    detail = (
-        f"{known_bug.title} ({fixed}); Juju is catalogued to do: "
-        f"{arrow.join(known_bug.juju_does) or '(nothing)'}"
-    )
-    if known_bug.quote:
-        detail += f'; the report says: "{known_bug.quote}"'
-    if known_bug.notes:
-        detail += f"; {known_bug.notes}"
-    return Finding(
-        check="hooks" if known_bug.kind == "hooks" else "relation",
-        subject=f"{known_bug.id} {subject}".strip(),
-        expected="reporter: " + (arrow.join(known_bug.reporter_expected) or "(nothing)"),
-        observed=arrow.join(seen) or "(none)",
-        verdict=verdict,
-        source=known_bug.url,
-        detail=detail,
     )
 
 
@@ -993,31 +951,6 @@ def _restarts(
     else:
         ok = all(a is not None and b is not None and a > b for _, b, a in pairs)
     return ok, text or "no containers reported"
-
-
-# ---------------------------------------------------------------------- known bugs
-
-
-def _known_bug_findings(
-    expectation: Expectation,
-    runs: Mapping[tuple[str, str], list[str]],
-    relations: Sequence[tuple[Databag, Finding]],
-    units: Sequence[str],
-) -> list[Finding]:
-    apps = {app_of(unit) for unit in units}
-    findings: list[Finding] = []
-    for bug in expectation.known_bugs:
-        if bug.kind == "hooks":
-            for (unit, source), ran in runs.items():
-                findings.append(judge_known_bug(bug, ran, subject=f"{unit} [{source}]"))
-        else:
-            # The disrupted units' own databags and their applications' databags.
-            mine = [f for bag, f in relations if bag.owner in units or bag.owner in apps]
-            word = "kept" if all(f.verdict == "match" for f in mine) else "lost"
-            findings.append(
-                judge_known_bug(bug, (word,), subject=f"relation data of {', '.join(units)}")
-            )
-    return findings
 
 
 # ---------------------------------------------------------------------------- helpers

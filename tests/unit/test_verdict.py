@@ -31,9 +31,9 @@ from harness.verdict.judge import (
     count,
     describe_branches,
     judge,
-    judge_known_bug,
     judge_sequence,
 )
+from harness.verdict.known_bugs import judge_known_bug
 from harness.verdict.units import units_for
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
