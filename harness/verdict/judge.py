@@ -37,7 +37,6 @@ from harness.common.observations import (
     Databag,
     FileState,
     HookRecord,
-    PodIdentity,
     Snapshot,
 )
 from harness.common.redact import comparable, redact, shown
@@ -45,6 +44,7 @@ from harness.common.versions import JujuVersion
 from harness.scenario.stack import PROBE_ROOT_INCARNATION, PROBE_WORKLOAD_MARKER, ROUTER_MARKER
 from harness.verdict.file_survival import JUDGED_ON, survival
 from harness.verdict.known_bugs import known_bug_findings
+from harness.verdict.pod_identity import pod_finding
 from harness.verdict.units import app_of, created_units, gone
 
 # Where the stack's judged paths live (``Stack.layers`` says the same for a whole stack);
@@ -172,12 +172,10 @@ def judge(
     relation_results = _relation_findings(expectation, before, after, disrupted, removed, created)
     findings.extend(finding for _, finding in relation_results)
     for unit in disrupted:
-        findings.append(_pod_finding(expectation, unit, before, after, created, target_container))
+        findings.append(pod_finding(expectation, unit, before, after, created, target_container))
     if expectation.new_units is not None:
         for unit in created:
-            findings.append(
-                _pod_finding(expectation.new_units, unit, before, after, created, None)
-            )
+            findings.append(pod_finding(expectation.new_units, unit, before, after, created, None))
     if include_known_bugs:
         findings.extend(known_bug_findings(expectation, runs, relation_results, disrupted))
     return tuple(findings)
@@ -850,107 +848,6 @@ def _dump(old: Databag | None, new: Databag | None) -> str:
         return "absent" if bag is None else json.dumps(redact(bag.data), sort_keys=True)
 
     return f"before: {text(old)}; after: {text(new)}"
-
-
-# ------------------------------------------------------------------------ pod identity
-
-
-def _pod_finding(
-    expectation: Expectation,
-    unit: str,
-    before: Snapshot,
-    after: Snapshot,
-    created: Sequence[str],
-    target_container: str | None,
-) -> Finding:
-    old, new = before.pod(unit), after.pod(unit)
-    expected = _pod_expected(expectation, target_container)
-    verdict: Verdict
-    detail = ""
-    if new is None and expectation.unit_identity == "new":
-        replacements = [u for u in created if app_of(u) == app_of(unit)]
-        observed = f"unit removed; new units: {', '.join(replacements) or 'none'}"
-        verdict = "match" if replacements else "deviation"
-    elif new is None:
-        observed, verdict = "unit gone after the disruption", "deviation"
-    elif old is None:
-        counts = ", ".join(f"{c.name} {c.restart_count}" for c in new.containers)
-        observed = f"new pod {new.name} ({new.uid[:8]}); restarts: {counts or 'none'}"
-        fresh = all(c.restart_count == 0 for c in new.containers)
-        if unit in created or expectation.unit_identity == "new":
-            verdict = "match" if fresh or expectation.restart_count != "resets" else "deviation"
-        else:
-            verdict, detail = "deviation", "the unit's pod was not observed before"
-    else:
-        uid_new = new.uid != old.uid
-        counts_ok, counts_text = _restarts(expectation, old, new, uid_new, target_container)
-        observed = (
-            f"uid {'new' if uid_new else 'same'} ({old.uid[:8]} -> {new.uid[:8]}); "
-            f"restarts: {counts_text}"
-        )
-        uid_ok = uid_new == (expectation.pod_uid == "new")
-        verdict = "match" if uid_ok and counts_ok else "deviation"
-        if not uid_ok:
-            detail = f"expected a {'new' if expectation.pod_uid == 'new' else 'same'} pod uid"
-    return Finding(
-        check="pod-identity",
-        subject=unit,
-        expected=expected,
-        observed=observed,
-        verdict=verdict,
-        source=expectation.source_for("pod-identity"),
-        detail=detail,
-    )
-
-
-def _pod_expected(expectation: Expectation, target_container: str | None) -> str:
-    if expectation.unit_identity == "new":
-        return (
-            f"unit replaced by a new unit on a new pod; restart counts {expectation.restart_count}"
-        )
-    counts: str = expectation.restart_count
-    if expectation.scope == "container" and target_container:
-        counts = f"{counts} for {target_container}, unchanged for the others"
-    return f"uid {expectation.pod_uid}; restart counts {counts}"
-
-
-def _restarts(
-    expectation: Expectation,
-    old: PodIdentity,
-    new: PodIdentity,
-    uid_new: bool,
-    target_container: str | None,
-) -> tuple[bool, str]:
-    names = [c.name for c in old.containers] + [
-        c.name for c in new.containers if old.container(c.name) is None
-    ]
-    pairs: list[tuple[str, int | None, int | None]] = []
-    for name in names:
-        was, now = old.container(name), new.container(name)
-        pairs.append(
-            (
-                name,
-                None if was is None else was.restart_count,
-                None if now is None else now.restart_count,
-            )
-        )
-    text = ", ".join(
-        f"{n} {'-' if b is None else b}->{'-' if a is None else a}" for n, b, a in pairs
-    )
-    rule = expectation.restart_count
-    ok: bool
-    if rule == "resets":
-        ok = uid_new and all(a == 0 for _, _, a in pairs if a is not None)
-    elif rule == "unchanged":
-        ok = all(a == b for _, b, a in pairs)
-    elif expectation.scope == "container":
-        ok = all(
-            (a is not None and b is not None and a > b) if n == target_container else a == b
-            for n, b, a in pairs
-        )
-    else:
-        ok = all(a is not None and b is not None and a > b for _, b, a in pairs)
-    return ok, text or "no containers reported"
 
 
 # ---------------------------------------------------------------------------- helpers
