@@ -35,7 +35,7 @@ from harness.scenario.stack import Stack, WatchedPath
 
 if TYPE_CHECKING:
     from harness.catalogue.model import Expectation
-    from harness.verdict.judge import BranchChoice
+    from harness.verdict.branches import BranchChoice
 
 Progress = Callable[[str], None]
 
@@ -721,8 +721,9 @@ async def _run(
     from harness.disrupt.steps import keeping_steps
     from harness.observe.settle import wait_settled
     from harness.observe.snapshot import take_snapshot
+    from harness.verdict.branches import choose_branch, describe_branches
     from harness.verdict.journal_layers import layer_findings
-    from harness.verdict.judge import choose_branch, describe_branches, judge
+    from harness.verdict.judge import judge
 
     label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
     progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")

@@ -3,36 +3,34 @@
 Pure functions of values: ``judge`` takes the expectation, the snapshots before and after,
 and the hook records inside the disruption window, and returns findings for
 
-- ``hooks``: each unit's hook sequence, per source (debug-log, probe journal, twin), plus
-  whether two sources of one unit agree;
-- ``file``: each watched path per container per unit, against the survival expected for
-  the filesystem layer it lives in;
-- ``relation``: each databag (by ``Databag.key``), kept or lost/changed; secret-looking
-  fields are compared by digest and never shown in cleartext (``harness.common.redact``);
-- ``pod-identity``: each unit's pod uid (new/same), restart counts and unit identity;
-- known bugs attached to the expectation (``judge_known_bug``): ``known-bug`` while Juju
-  still does what the reporter did not want.
+- ``hooks`` (``harness.verdict.hooks``): each unit's hook sequence, per source (debug-log,
+  probe journal, twin), plus whether two sources of one unit agree;
+- ``file`` (``harness.verdict.files``): each watched path per container per unit, against
+  the survival expected for the filesystem layer it lives in;
+- ``relation`` (``harness.verdict.relations``): each databag (by ``Databag.key``), kept or
+  lost/changed; secret-looking fields are compared by digest and never shown in cleartext
+  (``harness.common.redact``);
+- ``pod-identity`` (``harness.verdict.pod_identity``): each unit's pod uid (new/same),
+  restart counts and unit identity;
+- known bugs attached to the expectation (``harness.verdict.known_bugs``): ``known-bug``
+  while Juju still does what the reporter did not want.
 
 Which catalogue branch to judge against is chosen first from the run itself
-(``choose_branch``): a ``stop`` that was terminated or failed means the interrupted-stop
-branch, a second ``upgrade-charm`` on a unit after a pod template change means Juju rolled
-the pods again (second-roll); the choice and its reason go into the evidence.
+(``harness.verdict.branches.choose_branch``): a ``stop`` that was terminated or failed means
+the interrupted-stop branch, a second ``upgrade-charm`` on a unit after a pod template change
+means Juju rolled the pods again (second-roll); the choice and its reason go into the evidence.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 from harness.catalogue.model import Expectation, Layer
 from harness.common.errors import HarnessError
 from harness.common.findings import Finding, Verdict
-from harness.common.observations import (
-    HookRecord,
-    Snapshot,
-)
+from harness.common.observations import HookRecord, Snapshot
 from harness.verdict.files import DEFAULT_LAYERS, file_findings
-from harness.verdict.hooks import hook_findings, ran_hooks, split_reused
+from harness.verdict.hooks import hook_findings, split_reused
 from harness.verdict.known_bugs import known_bug_findings
 from harness.verdict.pod_identity import pod_finding
 from harness.verdict.relations import relation_findings
@@ -40,14 +38,7 @@ from harness.verdict.units import app_of, created_units, gone
 
 VERDICTS: tuple[Verdict, ...] = ("match", "deviation", "known-bug", "undetermined")
 
-__all__ = [
-    "VERDICTS",
-    "BranchChoice",
-    "choose_branch",
-    "count",
-    "describe_branches",
-    "judge",
-]
+__all__ = ["VERDICTS", "count", "judge"]
 
 
 def judge(
@@ -157,77 +148,6 @@ def judge(
     if include_known_bugs:
         findings.extend(known_bug_findings(expectation, runs, relation_results, disrupted))
     return tuple(findings)
-
-
-@dataclass(frozen=True)
-class BranchChoice:
-    """The catalogue branch a run is judged against, and what in the run chose it."""
-
-    expectation: Expectation
-    sign: str = ""  # what was observed that chose it; empty for the default branch
-
-    @property
-    def name(self) -> str:
-        return self.expectation.branch
-
-    @property
-    def reason(self) -> str:
-        return f"{self.name}: {self.sign or 'the default branch; no sign of another'}"
-
-
-def choose_branch(
-    branches: Sequence[Expectation], hooks: Sequence[HookRecord], units: Sequence[str]
-) -> BranchChoice:
-    """Pick the branch from what was observed; the main branch unless a branch's sign shows.
-
-    ``branches`` are ``Catalogue.branches(disruption, version)`` (main first). A stop that
-    did not complete (terminated, failed) on a disrupted unit selects ``stop-not-completed``
-    branches (interrupted-stop); a unit that ran ``upgrade-charm`` twice in one source
-    selects ``second-roll``. The reason names the unit and what it showed.
-    """
-    if not branches:
-        raise HarnessError("no catalogue branch to judge against", "pass Catalogue.branches()")
-    main = branches[0]
-    signs = {
-        "stop-not-completed": _stop_not_completed(hooks, units),
-        "second-roll": _second_roll(hooks, units),
-    }
-    for branch in branches[1:]:
-        sign = signs.get(branch.selected_by or "")
-        if sign:
-            return BranchChoice(branch, sign)
-    return BranchChoice(main)
-
-
-def describe_branches(choices: Mapping[str, BranchChoice]) -> str:
-    """``main for probe/0; interrupted-stop for probe/1 (probe/1's stop was terminated)``."""
-    groups: dict[str, list[str]] = {}
-    reasons: dict[str, str] = {}
-    for unit, choice in choices.items():
-        groups.setdefault(choice.name, []).append(unit)
-        if choice.sign:
-            reasons.setdefault(choice.name, choice.sign)
-    return "; ".join(
-        f"{name} for {', '.join(units)}" + (f" ({reasons[name]})" if name in reasons else "")
-        for name, units in groups.items()
-    )
-
-
-def _stop_not_completed(hooks: Sequence[HookRecord], units: Sequence[str]) -> str:
-    for record in hooks:
-        stop = record.unit in units and record.kind == "hook" and record.hook == "stop"
-        if stop and record.outcome not in (None, "ok"):
-            return f"{record.unit}'s stop was {record.outcome} ({record.source})"
-    return ""
-
-
-def _second_roll(hooks: Sequence[HookRecord], units: Sequence[str]) -> str:
-    for unit in units:
-        for source in dict.fromkeys(r.source for r in hooks if r.unit == unit):
-            ran, _ = ran_hooks(hooks, unit, source)
-            if ran.count("upgrade-charm") >= 2:
-                return f"{unit} ran upgrade-charm twice ({source}): its pod was replaced again"
-    return ""
 
 
 def count(findings: Iterable[Finding]) -> dict[str, int]:
