@@ -24,6 +24,7 @@ means Juju rolled the pods again (second-roll); the choice and its reason go int
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import get_args
 
 from harness.catalogue.model import Expectation, Layer
 from harness.common.errors import HarnessError
@@ -36,7 +37,8 @@ from harness.verdict.pod_identity import pod_finding
 from harness.verdict.relations import relation_findings
 from harness.verdict.units import app_of, created_units, gone
 
-VERDICTS: tuple[Verdict, ...] = ("match", "deviation", "known-bug", "undetermined")
+# Every verdict name, in the order ``Verdict`` lists them: that Literal is the only list.
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
 __all__ = ["VERDICTS", "count", "judge"]
 
