@@ -1,0 +1,87 @@
+"""The catalogue's version boundaries, checked against the releases that carry each change.
+
+Issue 23 re-read the catalogue's claims in Juju's source (the research is cited on each
+entry): PR 15313 (a 30 min kill-delay for the agent's Pebble service, teardown before a
+pod is removed, storage re-attached on scale-up) merged on 2023-05-29, while the 2.9
+branch was heading for 2.9.43, 3.1 for 3.1.3 and 3.2 for 3.2.1: Juju 3.2.0 (26 May 2023)
+and every 3.2 pre-release came before it. The charm container's PID 1 became Pebble with
+PR 14635, merged while 2.9 was heading for 2.9.35. PR 15224 (a hook killed by a signal is
+re-queued, not failed) first shipped in 2.9.42 and 3.1.2. Pre-releases sort before their
+release (juju/version), so a boundary at the start of a series says where that series'
+betas belong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.catalogue import DEFAULT_PATH, load
+from harness.common.versions import JujuVersion
+
+PODS_REPLACED = ("pod-delete", "pod-spec-change", "charm-pod-spec-change", "resource-refresh")
+PODS_REPLACED += ("charm-refresh",)
+NAMES: dict[str, Any] = {"containers": ["workload"], "endpoints": ["db"], "storages": ["data"]}
+TEARDOWN = ("data-storage-detaching", "db-relation-departed", "db-relation-broken")
+TEARDOWN += ("stop", "remove")
+
+
+def load_refs() -> dict[str, Any]:
+    return dict(yaml.safe_load(DEFAULT_PATH.read_text(encoding="utf-8"))["refs"])
+
+
+# ------------------------------------------------------ pre-releases of a new series
+
+
+@pytest.mark.parametrize(
+    ("version", "like"),
+    [
+        ("3.0-rc2", "3.0.0"),
+        ("3.0-rc3", "3.0.0"),
+        ("3.1-beta1", "3.1.0"),
+        ("3.3-beta1", "3.3.0"),  # PR 15848 merged while develop was heading for 3.3-beta1
+        ("3.3-rc2", "3.3.0"),
+    ],
+)
+def test_a_series_pre_release_is_judged_with_its_series(version: str, like: str) -> None:
+    for name in (*PODS_REPLACED, "scale-down-up"):
+        got, want = load().expect(name, version), load().expect(name, like)
+        assert (got.termination_grace_seconds, got.stop_budget_seconds) == (
+            want.termination_grace_seconds,
+            want.stop_budget_seconds,
+        ), (name, version)
+        assert got.required_hooks(**NAMES) == want.required_hooks(**NAMES), (name, version)
+
+
+@pytest.mark.parametrize("version", ["3.0-beta4", "3.0-beta5"])
+def test_3_0_betas_come_before_pr_15313_and_before_pebble_was_pid_1(version: str) -> None:
+    """Not 2.9.43's values (they sort below 3.0.0, after 2.9.43): no PR 15313 (2023), and
+    no PR 14635 either (on the 3.0 line from 3.0-rc2): the agent is PID 1 and the 300 s
+    grace period of PR 14135 bounds stop; a scale-down's teardown may be cut short."""
+    for name in PODS_REPLACED:
+        e = load().expect(name, version)
+        assert (e.termination_grace_seconds, e.stop_budget_seconds) == (300, 300), name
+    assert load().expect("scale-down-up", version).required_hooks(**NAMES) == ()
+    charm = load().expect("container-restart", version, variant="charm")
+    assert charm.stop_budget_seconds is None  # the agent is PID 1: no kill timer
+
+
+def test_pebble_state_is_kept_from_3_5_beta1_as_the_source_gates_it() -> None:
+    # pebbleCopyOnceVersion = 3.5-beta1 (caas/kubernetes/provider/application/application.go)
+    assert load().expect("container-restart", "3.4.6").pebble_state == "lost"
+    assert load().expect("container-restart", "3.5-beta1").pebble_state == "kept"
+
+
+def test_4_0_pre_releases_still_run_leader_settings_changed() -> None:
+    # juju main at 4.0-beta5 (2024-08-28) still runs it (worker/uniter/leadership/resolver.go)
+    beta = load().expect("pod-delete", "4.0-beta5")
+    assert "leader-settings-changed" in beta.required_hooks(["workload"], leader=False)
+    release = load().expect("pod-delete", "4.0.0")
+    assert "leader-settings-changed" not in release.required_hooks(["workload"], leader=False)
+
+
+def test_every_version_named_here_parses_in_juju_grammar() -> None:
+    for text in ("3.2-beta1", "3.3-beta1", "3.5-beta1", "3.0-beta1", "4.0-beta5"):
+        assert JujuVersion.parse(text).prerelease
