@@ -32,6 +32,68 @@ def load_refs() -> dict[str, Any]:
     return dict(yaml.safe_load(DEFAULT_PATH.read_text(encoding="utf-8"))["refs"])
 
 
+# --------------------------------------------------------- PR 15313: 3.2.0 comes before it
+
+
+@pytest.mark.parametrize(
+    ("version", "budget"),
+    [
+        ("3.1.2", 5),
+        ("3.1.3", 300),  # the 3.1 branch got it at 3.1.3 (first released: 3.1.5)
+        ("3.1.5", 300),
+        ("3.2-beta1", 5),
+        ("3.2-beta3", 5),  # the seed's Juju (LP#2021891)
+        ("3.2-rc1", 5),
+        ("3.2.0", 5),
+        ("3.2.1", 300),  # the 3.2 branch got it at 3.2.1 (first released: 3.2.2)
+        ("3.2.2", 300),
+        ("3.2.5", 300),
+    ],
+)
+def test_the_stop_budget_on_the_3_1_and_3_2_lines_follows_pr_15313(
+    version: str, budget: int
+) -> None:
+    for name in PODS_REPLACED:
+        assert load().expect(name, version).stop_budget_seconds == budget, (name, version)
+
+
+@pytest.mark.parametrize(
+    ("version", "budget"),
+    [("3.1.2", 5), ("3.1.5", 1800), ("3.2-beta3", 5), ("3.2.0", 5), ("3.2.2", 1800)],
+)
+def test_the_charm_containers_stop_budget_on_3_2_0_is_pebbles_default(
+    version: str, budget: int
+) -> None:
+    charm = load().expect("container-restart", version, variant="charm")
+    assert charm.stop_budget_seconds == budget
+
+
+@pytest.mark.parametrize(
+    ("version", "full"),
+    [
+        ("2.9.42", False),
+        ("2.9.43", True),
+        ("3.1.2", False),
+        ("3.1.5", True),
+        ("3.2-beta3", False),
+        ("3.2.0", False),
+        ("3.2.1", True),
+        ("3.2.2", True),
+    ],
+)
+def test_scale_down_teardown_is_complete_only_with_pr_15313(version: str, full: bool) -> None:
+    hooks = load().expect("scale-down-up", version).required_hooks(**NAMES)
+    assert hooks == (TEARDOWN if full else ()), version
+
+
+def test_pr_15313s_release_cites_the_2_9_43_release_notes() -> None:
+    e = load().expect("pod-delete", "2.9.43")
+    budget = [s for s in e.sources if "timing" in s.checks and "kill-delay" in s.claim]
+    assert budget
+    assert all(s.confidence != "low" for s in budget)
+    assert any("juju_2.9.x.md" in s.url for s in budget)
+
+
 # ------------------------------------------------------ pre-releases of a new series
 
 
