@@ -94,6 +94,28 @@ def test_pr_15313s_release_cites_the_2_9_43_release_notes() -> None:
     assert any("juju_2.9.x.md" in s.url for s in budget)
 
 
+# ------------------------------------- storage across scale-down-up before PR 15313
+
+
+@pytest.mark.parametrize("version", ["2.9.42", "3.0.5", "3.1.2", "3.2.0"])
+def test_before_pr_15313_the_scaled_up_unit_gets_new_juju_storage_at_low_confidence(
+    version: str,
+) -> None:
+    e = load().expect("scale-down-up", version)
+    assert e.confidence == "low"
+    storage = [s for s in e.sources if "new storage" in s.claim]
+    assert storage, e.label
+    assert all(s.confidence == "low" and s.unverified for s in storage)
+    assert "re-attached" not in e.notes
+
+
+@pytest.mark.parametrize("version", ["2.9.43", "3.1.5", "3.2.2", "3.6"])
+def test_from_pr_15313_the_old_storage_is_re_attached(version: str) -> None:
+    e = load().expect("scale-down-up", version)
+    assert e.survives["storage"] is True
+    assert any("UpsertCAASUnit" in s.claim and "AttachStorage" in s.claim for s in e.sources)
+
+
 # ------------------------------------------------------ pre-releases of a new series
 
 
