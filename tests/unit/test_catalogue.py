@@ -348,8 +348,8 @@ PODS_REPLACED += ("charm-refresh",)
         ("2.9.4", 30, 30),
         ("2.9.31", 30, 30),
         ("2.9.32", 300, 300),
-        ("2.9.36", 300, 300),
-        ("2.9.37", 300, 5),
+        ("2.9.34", 300, 300),
+        ("2.9.35", 300, 5),  # Pebble is PID 1 from PR 14635 (issue 23)
         ("2.9.42", 300, 5),
         ("2.9.43", 300, 300),
         ("3.0", 300, 5),
@@ -425,10 +425,10 @@ def test_charm_container_stop_budget_follows_pebbles_kill_delay() -> None:
     c = load()
     budgets = {
         v: c.expect("container-restart", v, variant="charm").stop_budget_seconds
-        for v in ("2.9.36", "2.9.37", "2.9.43", "3.1.2", "3.1.3", "3.6")
+        for v in ("2.9.34", "2.9.37", "2.9.43", "3.1.2", "3.1.3", "3.6")
     }
     assert budgets == {
-        "2.9.36": None,
+        "2.9.34": None,
         "2.9.37": 5,
         "2.9.43": 1800,
         "3.1.2": 5,
@@ -497,7 +497,7 @@ def test_the_table_covers_every_boundary_the_issue_lists() -> None:
     boundaries = {str(v) for v in load().boundaries()}
     # A series' first boundary takes its pre-releases (juju/version sorts 3.3-beta1 before
     # 3.3.0): 3.0, 3.3 and 3.5 start at their first beta (issue 23).
-    listed = {"2.9.0", "2.9.4", "2.9.32", "2.9.37", "2.9.43", "3.0-beta1", "3.1.3"}
+    listed = {"2.9.0", "2.9.4", "2.9.32", "2.9.35", "2.9.43", "3.0-beta1", "3.1.3"}
     listed |= {"3.3-beta1", "3.4.0", "3.5-beta1", "3.6.0", "4.0.0"}
     assert listed <= boundaries
 

@@ -116,6 +116,32 @@ def test_from_pr_15313_the_old_storage_is_re_attached(version: str) -> None:
     assert any("UpsertCAASUnit" in s.claim and "AttachStorage" in s.claim for s in e.sources)
 
 
+# ------------------------------------------------- the charm container's PID 1 (2.9.35)
+
+
+@pytest.mark.parametrize(
+    ("version", "budget", "charm"),
+    [
+        ("2.9.34", 300, None),
+        ("2.9.35", 5, 5),
+        ("2.9.36", 5, 5),
+        ("2.9.37", 5, 5),
+        ("2.9.42", 5, 5),
+    ],
+)
+def test_pebble_is_pid_1_from_2_9_35(version: str, budget: int, charm: int | None) -> None:
+    assert load().expect("pod-delete", version).stop_budget_seconds == budget
+    restart = load().expect("container-restart", version, variant="charm")
+    assert restart.stop_budget_seconds == charm
+
+
+def test_the_2_9_35_range_says_what_a_newer_controller_does() -> None:
+    e = load().expect("pod-delete", "2.9.35")
+    text = " ".join(s.claim + " " + s.unverified for s in e.sources)
+    assert "containerAgentPebbleVersion" in text
+    assert "2.9.38" in text  # a 2.9.38+ controller keeps the agent as PID 1 for 2.9.35/36
+
+
 # ------------------------------------------------------ pre-releases of a new series
 
 
