@@ -195,3 +195,30 @@ def test_4_0_pre_releases_still_run_leader_settings_changed() -> None:
 def test_every_version_named_here_parses_in_juju_grammar() -> None:
     for text in ("3.2-beta1", "3.3-beta1", "3.5-beta1", "3.0-beta1", "4.0-beta5"):
         assert JujuVersion.parse(text).prerelease
+
+
+# ------------------------------------------------- interrupted stop and PR 15224
+
+
+@pytest.mark.parametrize(
+    ("version", "requeued"),
+    [
+        ("2.9.41", False),
+        ("2.9.42", True),
+        ("3.0.5", False),
+        ("3.1.1", False),
+        ("3.1.2", True),
+        ("3.2.0", True),
+        ("3.6", True),
+    ],
+)
+def test_interrupted_stop_says_when_a_killed_stop_is_requeued_without_an_error(
+    version: str, requeued: bool
+) -> None:
+    for name in PODS_REPLACED:
+        e = load().expect(name, version, variant="interrupted-stop")
+        assert e.hooks == ("stop", "start")
+        assert ("re-queued" in e.notes) is requeued, (name, version, e.notes)
+        assert "error" in e.notes  # the Pending path (an error, then a retry) is always possible
+        if requeued:
+            assert "Queued" in e.notes, e.notes  # only if the agent recorded it
