@@ -222,3 +222,18 @@ def test_interrupted_stop_says_when_a_killed_stop_is_requeued_without_an_error(
         assert "error" in e.notes  # the Pending path (an error, then a retry) is always possible
         if requeued:
             assert "Queued" in e.notes, e.notes  # only if the agent recorded it
+
+
+# ------------------------------------------------ node restart, controller elsewhere
+
+
+def test_node_restart_with_the_controller_off_the_node_still_runs_no_stop() -> None:
+    off = load().expect("node-restart", "3.6", variant="controller-off-node")
+    main = load().expect("node-restart", "3.6")
+    assert off.hooks == main.hooks == ("start",)
+    assert "stop" not in off.required_hooks(["workload"], leader=False)
+    claims = " ".join(s.claim for s in off.sources)
+    assert "SIGKILL" in claims
+    assert "kubelite" in claims
+    assert off.branch == "controller-off-node"
+    assert off.selected_by is None  # a branch a person asks for; no observation picks it
