@@ -66,7 +66,8 @@ class Facts:
         return next((span for span in self.spans.get(fact, ()) if span.covers(juju)), None)
 
     def background_at(self, juju: JujuVersion) -> tuple[str, ...]:
-        return tuple(str(span.value) for span in self.background if span.covers(juju))
+        """The background hooks on ``juju``, each once (a hook may have several sources)."""
+        return tuple(dict.fromkeys(str(s.value) for s in self.background if s.covers(juju)))
 
     def background_sources(self, juju: JujuVersion) -> tuple[Source, ...]:
         return tuple(s.source for s in self.background if s.covers(juju) and s.source)

@@ -237,3 +237,26 @@ def test_node_restart_with_the_controller_off_the_node_still_runs_no_stop() -> N
     assert "kubelite" in claims
     assert off.branch == "controller-off-node"
     assert off.selected_by is None  # a branch a person asks for; no observation picks it
+
+
+# -------------------------------------------------- confidence raised with citations
+
+
+def test_notice_replay_cites_the_notice_watcher_and_the_right_issue_title() -> None:
+    e = load().expect("pod-delete", "3.6")
+    replay = [s for s in e.sources if "pebblenotices.go" in s.url]
+    assert replay, "the notice watcher's source is cited"
+    assert "var after time.Time" in replay[0].claim
+    assert replay[0].confidence != "low"
+    refs = load_refs()
+    assert "non-existent pebble changes" in refs["juju-issue-18934"]["title"]
+    # check events can replay too (a second source for check-failed): each hook listed once
+    assert any("perform-check" in s.claim for s in e.sources)
+    assert len(set(e.background)) == len(e.background)
+
+
+def test_4_0_without_leader_settings_changed_cites_the_4_0_resolver() -> None:
+    e = load().expect("pod-delete", "4.0.1")
+    cited = [s for s in e.sources if "leadership/resolver.go" in s.url and "2365bb25" in s.url]
+    assert cited
+    assert cited[0].confidence != "low"
