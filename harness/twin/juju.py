@@ -14,6 +14,7 @@ from harness.common.observations import Databag, HookRecord, UnitStatus
 from harness.common.versions import CharmVersion, Versions
 from harness.lab.ports import ActionResult, AppSpec
 from harness.scenario.charm_assumes import simulated_refusal
+from harness.twin import compat
 from harness.twin.charms import CharmSource
 from harness.twin.clock import iso
 from harness.twin.leadership import leads
@@ -110,7 +111,7 @@ class TwinJuju:
             source.charm_type,
             meta=dict(source.meta),
             app_name=spec.app,
-            juju_version=str(twin.version),
+            juju_version=compat.context_version(twin.version),
             app_trusted=spec.trust,
         )
         app = App(

@@ -35,6 +35,12 @@ from harness.verdict.hooks import judge_sequence
 
 VERSIONS = ("2.9.0", "2.9.4", "2.9.32", "2.9.37", "2.9.43", "3.1.2", "3.1.3", "3.3", "3.5")
 VERSIONS += ("3.6", "4.0")
+# The ranges issue 23 changed: Pebble as PID 1 from 2.9.35, PR 15224's re-queue from 2.9.42,
+# a series' pre-releases with their series (3.0-beta4 before PR 14635 reached 3.0, 3.3-beta1,
+# 3.5-beta1), and Juju 3.2.0 with the 3.2 pre-releases before PR 15313 (the seed's
+# 3.2-beta3), up to 3.2.1.
+VERSIONS += ("2.9.35", "2.9.42", "3.0-beta4", "3.2-beta3", "3.2.0", "3.2.1", "3.3-beta1")
+VERSIONS += ("3.5-beta1",)
 DISRUPTIONS = (
     "pod-delete",
     "node-restart",
