@@ -88,6 +88,11 @@ def add_parsers(sub: Subparsers) -> None:
         help="live: a model the harness creates keeps the controller's model-defaults "
         "(e.g. automatically-retry-hooks=false from a CI bootstrap) instead of Juju's defaults",
     )
+    p.add_argument(
+        "--allow-node-restart",
+        action="store_true",
+        help="live: let node-restart stop and start MicroK8s (and with it the controller)",
+    )
     p.set_defaults(func=cmd_run)
 
 
@@ -117,6 +122,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         if given:
             raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
     chosen = find_scenario(options.scenario)
+    _require_consent(chosen.name, chosen.disruption, options.backend, options)
     check_model(options.model)
     juju = parse_juju_option(options.juju)
     note = None
@@ -127,6 +133,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         check_evidence_root(options.evidence_dir)
     backend, announcement = _choose_backend(options.backend, options.dry_run)
     print(announcement, flush=True)
+    _require_consent(chosen.name, chosen.disruption, backend, options)
     stack = default_stack(_probe_charm(options, backend))
     chosen = _targets_for(chosen, options.app, stack.app_names)
     if backend == "live" and options.juju:
@@ -184,6 +191,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     )
     from harness.scenario.bundle.load import load_bundle
 
+    _require_consent(options.scenario, options.scenario, options.backend, options)
     juju = parse_juju_option(options.juju)
     check_model(options.model)
     # A bad file is refused before the backend is even chosen (any app's charm source may
@@ -191,6 +199,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     load_bundle(bundle, parse_charm_sources(options.charm_source), options.overlay)
     backend, announcement = _choose_backend(options.backend, options.dry_run)
     print(announcement, flush=True)
+    _require_consent(options.scenario, options.scenario, backend, options)
     probe = None if options.no_probe else _probe_charm(options, backend)
     run = prepare_run(options, backend, probe)
     if not options.dry_run:  # a dry run's plan has them
@@ -237,6 +246,25 @@ def _disrupted_containers(run: BundleRun) -> tuple[str, ...]:
 
 
 # --- the backend and the probe charm --------------------------------------------------------
+
+
+def _require_consent(name: str, disruption: str, backend: str, options: RunOptions) -> None:
+    """A live disruption that stops MicroK8s runs only with --allow-node-restart, as pytest
+    runs its node-restart tests; a dry run and the twin touch nothing real."""
+    from harness.disrupt import get
+    from harness.disrupt.node_restart import CONSENT_FLAG, WHY_CONSENT
+
+    if backend != "live" or options.dry_run or options.allow_node_restart:
+        return
+    try:
+        takes_node_down = get(disruption).takes_node_down
+    except HarnessError:
+        return  # not a disruption: refused where the name is checked
+    if takes_node_down:
+        raise HarnessError(
+            f"{name} {WHY_CONSENT}",
+            f"pass {CONSENT_FLAG} to run it, or --dry-run to see the plan",
+        )
 
 
 def _controller_reachable() -> object:

@@ -33,6 +33,7 @@ class RunOptions:
     no_probe: bool
     juju_driver: str
     inherit_model_config: bool
+    allow_node_restart: bool = False  # live: a disruption that stops MicroK8s may run
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
@@ -54,4 +55,5 @@ class RunOptions:
             no_probe=bool(args.no_probe),
             juju_driver=str(args.juju_driver),
             inherit_model_config=bool(args.inherit_model_config),
+            allow_node_restart=bool(getattr(args, "allow_node_restart", False)),
         )
