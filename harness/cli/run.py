@@ -388,10 +388,11 @@ def _execute(
             result = asyncio.run(start(interruption))
     except BaseException as exc:
         signal_name = interruption.signal_name
+        written: Path | None = folder
         if not (folder / "bundle.json").exists():
-            _unfinished_bundle(folder, scenario, backend, stack, exc, signal_name)
-        if (folder / "bundle.json").exists():
-            print(folder, flush=True)
+            written = _unfinished_bundle(folder, scenario, backend, stack, exc, signal_name)
+        if written is not None and (written / "bundle.json").exists():
+            print(written, flush=True)
         if signal_name and type(exc) is KeyboardInterrupt and not str(exc):
             # A second signal stops at once with a bare KeyboardInterrupt: name the signal.
             raise RunInterrupted(signal_name, "start-up (connecting and deploying)") from exc
@@ -409,9 +410,11 @@ def _unfinished_bundle(
     stack: Stack,
     exc: BaseException,
     signal_name: str | None = None,
-) -> None:
-    """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
+) -> Path | None:
+    """A bundle for a run that stopped before the scenario began (connecting, deploying);
+    where it went (``folder``, or a fallback folder when that refused), None if nowhere."""
     from harness.common.interrupt import describe
+    from harness.evidence.folders import fallback_folder
     from harness.evidence.model import Evidence
     from harness.evidence.write import write_bundle
     from harness.run.reproduce import deploy_commands, portable_commands, user_bundle
@@ -432,5 +435,15 @@ def _unfinished_bundle(
     )
     # A user's bundle is named even when deploying it failed.
     evidence = replace(evidence, bundle=user_bundle(stack, scenario.targets[0].app, None))
-    with contextlib.suppress(OSError):
-        write_bundle(evidence, folder)
+    try:
+        return write_bundle(evidence, folder)
+    except OSError as error:
+        # As at the end of a run: the fallback folder, said; no empty folder left behind.
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        try:
+            fallback = write_bundle(evidence, fallback_folder(folder))
+        except OSError:
+            return None
+        print(f"could not write the evidence to {folder} ({error.strerror}); wrote {fallback}")
+        return fallback
