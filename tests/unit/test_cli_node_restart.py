@@ -8,10 +8,12 @@ nothing real and needs none.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from started_processes import fake_juju
 
 from harness.cli import main as cli
 from harness.cli import run as cli_run
@@ -37,6 +39,22 @@ def _nothing_may_run(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(cli_run, "_controller_reachable", forbidden)
     monkeypatch.setattr(launch, "deploy_and_run", forbidden)
+
+
+def _a_controller_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real ``juju`` on PATH whose controller answers what the check asks (show-controller,
+    models), so the CLI's own controller check runs as it would."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake_juju(
+        bin_dir,
+        'case "$1" in\n'
+        '  show-controller) echo \'{"mk8s": {"details": {"agent-version": "3.6.1"}}}\' ;;\n'
+        "  models) echo '{\"models\": []}' ;;\n"
+        '  *) echo "ERROR unexpected: $*" >&2; exit 1 ;;\n'
+        "esac",
+    )
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
 
 
 def _launcher_reached(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,7 +112,7 @@ def test_a_live_node_restart_without_the_flag_is_refused_before_anything_runs(
 def test_auto_that_finds_a_controller_is_refused_without_the_flag_and_claims_nothing(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(cli_run, "_controller_reachable", lambda: True)
+    _a_controller_answers(tmp_path, monkeypatch)
     _nothing_may_run_but_the_check(monkeypatch)
     evidence = tmp_path / "ev"
 
@@ -123,7 +141,7 @@ def _nothing_may_run_but_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_with_the_flag_a_live_node_restart_goes_on(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(cli_run, "_controller_reachable", lambda: True)
+    _a_controller_answers(tmp_path, monkeypatch)
     _launcher_reached(monkeypatch)
 
     code, _out, err = repro(
@@ -176,7 +194,7 @@ def test_the_twin_needs_no_flag(
 def test_other_disruptions_need_no_flag(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(cli_run, "_controller_reachable", lambda: True)
+    _a_controller_answers(tmp_path, monkeypatch)
     _launcher_reached(monkeypatch)
 
     code, _out, err = repro(
