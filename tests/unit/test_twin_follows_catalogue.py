@@ -41,6 +41,9 @@ VERSIONS += ("3.6", "4.0")
 # 3.2-beta3), up to 3.2.1.
 VERSIONS += ("2.9.35", "2.9.42", "3.0-beta4", "3.2-beta3", "3.2.0", "3.2.1", "3.3-beta1")
 VERSIONS += ("3.5-beta1",)
+# Ranges no version above fell in (test_every_range_of_the_catalogue_has_a_listed_version):
+# 3.0-rc2 (PR 14635's first pre-release) to 3.1.2, and 3.4 to 3.5-beta1.
+VERSIONS += ("3.0-rc2", "3.4")
 DISRUPTIONS = (
     "pod-delete",
     "node-restart",
@@ -92,6 +95,17 @@ def lab_cases() -> list[Any]:
 def test_every_listed_version_and_disruption_is_covered() -> None:
     covered = {(p.values[0], p.values[2]) for p in cases()}
     assert covered == {(d, v) for d in DISRUPTIONS for v in VERSIONS}
+
+
+def test_every_range_of_the_catalogue_has_a_listed_version() -> None:
+    """A range the catalogue splits or adds is run here, or this fails (issue 23)."""
+    listed = [JujuVersion.parse(v) for v in VERSIONS]
+    empty = [
+        e.label
+        for e in load().entries
+        if e.disruption in DISRUPTIONS and not any(e.covers(v) for v in listed)
+    ]
+    assert not empty, f"no version in VERSIONS falls in: {empty}"
 
 
 def expectation_for(disruption: str, variant: str | None, version: str) -> Expectation:
