@@ -351,58 +351,29 @@ def _execute(
     stack: Stack,
     start: Callable[[Interruption], Coroutine[Any, Any, RunResult]],
 ) -> int:
-    """Run under an interruption handler; a run that stops early still leaves its bundle."""
-    from harness.common.interrupt import Interruption, RunInterrupted
+    """Run under an interruption handler; a run that stops early still leaves its bundle.
+
+    A stop is one RunInterrupted saying by which signal and during what (the cancel the
+    first signal caused is no error of its own); the handlers stay installed until the
+    folder is printed.
+    """
+    from harness.common.interrupt import Interruption
+    from harness.run.launch import write_unfinished_bundle
 
     interruption = Interruption()
-    try:
-        with interruption.installed(), _each_warning_once(SCENARIO_RUNTIME_LOGGER):
+    with interruption.installed(), _each_warning_once(SCENARIO_RUNTIME_LOGGER):
+        try:
             result = asyncio.run(start(interruption))
-    except BaseException as exc:
-        signal_name = interruption.signal_name
-        if not (folder / "bundle.json").exists():
-            _unfinished_bundle(folder, scenario, backend, stack, exc, signal_name)
-        if (folder / "bundle.json").exists():
-            print(folder, flush=True)
-        if signal_name and type(exc) is KeyboardInterrupt and not str(exc):
-            # A second signal stops at once with a bare KeyboardInterrupt: name the signal.
-            raise RunInterrupted(signal_name, "start-up (connecting and deploying)") from exc
-        raise
-    print(result.folder, flush=True)
+        except BaseException as exc:
+            stop = interruption.stop_for(exc)
+            if not (folder / "bundle.json").exists():
+                write_unfinished_bundle(folder, scenario, backend, stack, stop or exc)
+            if (folder / "bundle.json").exists():
+                print(folder, flush=True)
+            if stop is not None and stop is not exc:
+                raise stop from exc
+            raise
+        print(result.folder, flush=True)
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
-
-
-def _unfinished_bundle(
-    folder: Path,
-    scenario: Scenario,
-    backend: str,
-    stack: Stack,
-    exc: BaseException,
-    signal_name: str | None = None,
-) -> None:
-    """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
-    from harness.common.interrupt import describe
-    from harness.evidence.model import Evidence
-    from harness.evidence.write import write_bundle
-    from harness.run.reproduce import deploy_commands, portable_commands, user_bundle
-    from harness.run.result import one_line
-
-    interrupted = isinstance(exc, KeyboardInterrupt)
-    error = str(exc) if interrupted and str(exc) else one_line(exc)
-    if interrupted and not str(exc):
-        error = describe(signal_name or "SIGINT", "start-up (connecting and deploying)")
-    evidence = Evidence.before_the_run(
-        scenario.name,
-        "twin" if backend == "twin" else "live",
-        backend == "twin",
-        portable_commands(deploy_commands(stack), stack),
-        error,
-        disruption=scenario.disruption,
-        interrupted=interrupted,
-    )
-    # A user's bundle is named even when deploying it failed.
-    evidence = replace(evidence, bundle=user_bundle(stack, scenario.targets[0].app, None))
-    with contextlib.suppress(OSError):
-        write_bundle(evidence, folder)

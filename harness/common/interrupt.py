@@ -2,7 +2,11 @@
 
 The first signal is recorded and the running task is cancelled; code that never yields to
 the event loop (the twin) stops at the runner's next checkpoint. The bundle is then written
-with the interruption in it, and the command exits 130. A second signal stops at once.
+with the interruption in it, and the command exits 130. A second signal stops at once,
+except while the evidence is being written (``writing``): it is held until the bundle is
+on disk, since stopping there would lose what the run saw. Whatever the signal interrupted
+(a cancel it caused, a bare ``KeyboardInterrupt``) is named by ``stop_for`` as the one
+``RunInterrupted`` that says during what, never as a ``CancelledError``.
 """
 
 from __future__ import annotations
@@ -38,9 +42,10 @@ def describe(signal_name: str, during: str) -> str:
 
 @dataclass
 class Interruption:
-    """Whether a stop was asked for, and the task to cancel when it is."""
+    """Whether a stop was asked for, what the run is doing, and the task to cancel."""
 
     signal_name: str | None = None
+    during: str = "start-up"  # what the run is doing: the stage a stop names
     _task: asyncio.Task[Any] | None = field(default=None, repr=False)
     _loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False)
 
@@ -61,10 +66,22 @@ class Interruption:
     def request(self, signal_name: str) -> None:
         first = self.signal_name is None
         self.signal_name = self.signal_name or signal_name
-        if not first:
-            raise KeyboardInterrupt  # a second Ctrl-C: stop now; the runner still writes
+        if not first:  # a second Ctrl-C: stop now, saying during what
+            raise RunInterrupted(self.signal_name, self.during)
         if self._task is not None and self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._task.cancel)
+
+    def stop_for(self, exc: BaseException) -> RunInterrupted | None:
+        """The stop ``exc`` stands for, named with the stage: a RunInterrupted as it is, the
+        cancel a signal caused, or a bare KeyboardInterrupt (Python's own for SIGINT when
+        no signal was recorded); None for anything else."""
+        if isinstance(exc, RunInterrupted):
+            return exc
+        if isinstance(exc, KeyboardInterrupt):
+            return RunInterrupted(self.signal_name or "SIGINT", self.during)
+        if self.signal_name is not None and isinstance(exc, asyncio.CancelledError):
+            return RunInterrupted(self.signal_name, self.during)
+        return None
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[Interruption]:

@@ -70,14 +70,16 @@ class Evidence:
         *,
         disruption: str | None = None,
         interrupted: bool = False,
+        steps: tuple[Step, ...] = (),
     ) -> Evidence:
-        """The evidence of a run that stopped before its scenario began (deploying)."""
+        """The evidence of a run that stopped before its scenario began (deploying), with
+        the ``steps`` the deploy finished."""
         return cls(
             scenario=scenario,
             backend=backend,
             simulated=simulated,
             versions=Versions(),
-            steps=(),
+            steps=steps,
             before=None,
             after=None,
             hooks=(),

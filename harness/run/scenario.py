@@ -83,7 +83,13 @@ class _Gathered:
         """Start a stage; a stop asked for during the last one ends the run here."""
         if self.interruption is not None:
             self.interruption.check(self.stage)
+        self.now_in(stage)
+
+    def now_in(self, stage: str) -> None:
+        """What the run is doing, for the evidence and for a signal that stops it at once."""
         self.stage = stage
+        if self.interruption is not None:
+            self.interruption.during = stage
 
     @contextlib.contextmanager
     def timed_stage(
@@ -226,6 +232,8 @@ async def run_scenario(
         bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
         interruption=interruption,
     )
+    if interruption is not None:  # a stop asked for as the deploy ended names the deploy
+        got.stage = interruption.during
     try:
         await _run(got, lab, scenario, stack, juju_version, progress)
         got.enter("writing the evidence")
@@ -270,7 +278,7 @@ async def _hooks_after_failure(
     """
     if got.window_start is None or got.hooks:
         return None
-    got.stage = "collecting hooks after the failure"
+    got.now_in("collecting hooks after the failure")
     bound = f"{HOOKS_AFTER_FAILURE_TIMEOUT:g} s"
     progress(f"collecting hooks after the failure (debug-log, at most {bound})")
     start = _now(lab)

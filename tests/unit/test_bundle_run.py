@@ -417,7 +417,7 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
     ) -> Any:
         yield lab
 
-    async def deploy_stack(got: Any, stack: Any) -> None:
+    async def deploy_stack(got: Any, stack: Any, **kw: Any) -> None:
         seen["apps"], seen["relations"] = stack.apps, stack.relations
 
     async def run_scenario(got: Any, scenario: Any, stack: Any, folder: Path, **kw: Any) -> Any:

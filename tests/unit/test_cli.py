@@ -1111,7 +1111,7 @@ def test_run_live_connects_deploys_and_runs(
         calls.append(("connect", model, keep, driver, juju_defaults))
         yield lab
 
-    async def deploy_stack(got: Any, stack: Any) -> None:
+    async def deploy_stack(got: Any, stack: Any, **kw: Any) -> None:
         calls.append(("deploy", got is lab, stack.apps[2].charm))
 
     async def run_scenario(got: Any, scenario: Any, stack: Any, folder: Path, **kw: Any) -> Any:
