@@ -366,10 +366,11 @@ def _execute(
             result = asyncio.run(start(interruption))
         except BaseException as exc:
             stop = interruption.stop_for(exc)
-            if not (folder / "bundle.json").exists():
-                write_unfinished_bundle(folder, scenario, backend, stack, stop or exc)
-            if (folder / "bundle.json").exists():
-                print(folder, flush=True)
+            with interruption.writing():
+                if not (folder / "bundle.json").exists():
+                    write_unfinished_bundle(folder, scenario, backend, stack, stop or exc)
+                if (folder / "bundle.json").exists():
+                    print(folder, flush=True)
             if stop is not None and stop is not exc:
                 raise stop from exc
             raise

@@ -31,6 +31,11 @@ class RunInterrupted(KeyboardInterrupt):
         super().__init__(describe(signal_name, during))
 
 
+def writing(interruption: Interruption | None) -> contextlib.AbstractContextManager[None]:
+    """``interruption.writing()``, or nothing to hold when there is no interruption."""
+    return interruption.writing() if interruption is not None else contextlib.nullcontext()
+
+
 def describe(signal_name: str, during: str) -> str:
     """The one line the bundle, the report and the terminal carry."""
     return (
@@ -48,6 +53,8 @@ class Interruption:
     during: str = "start-up"  # what the run is doing: the stage a stop names
     _task: asyncio.Task[Any] | None = field(default=None, repr=False)
     _loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False)
+    _writing: int = field(default=0, repr=False)
+    _held: bool = field(default=False, repr=False)  # a second signal, held while writing
 
     @property
     def requested(self) -> bool:
@@ -67,9 +74,26 @@ class Interruption:
         first = self.signal_name is None
         self.signal_name = self.signal_name or signal_name
         if not first:  # a second Ctrl-C: stop now, saying during what
+            if self._writing:
+                self._held = True  # once the bundle is on disk
+                return
             raise RunInterrupted(self.signal_name, self.during)
         if self._task is not None and self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._task.cancel)
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """While the evidence is written: a second signal is held, and stops the run when
+        the bundle is on disk. Stopping in the middle would lose what the run saw (the
+        snapshot before, the steps of the disruption) for a bundle that says "start-up"."""
+        self._writing += 1
+        try:
+            yield
+        finally:
+            self._writing -= 1
+        if not self._writing and self._held:
+            self._held = False
+            raise RunInterrupted(self.signal_name or "SIGINT", self.during)
 
     def stop_for(self, exc: BaseException) -> RunInterrupted | None:
         """The stop ``exc`` stands for, named with the stage: a RunInterrupted as it is, the

@@ -103,7 +103,8 @@ async def deploy_and_run(
         if begun:
             raise
         stop = interruption.stop_for(exc)
-        write_unfinished_bundle(folder, scenario, backend, stack, stop or exc, deployed)
+        with interruption.writing():
+            write_unfinished_bundle(folder, scenario, backend, stack, stop or exc, deployed)
         if stop is not None and stop is not exc:
             raise stop from exc  # the cancel a signal caused is no error of its own
         raise

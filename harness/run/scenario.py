@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.common.errors import HarnessError
 from harness.common.findings import Finding
-from harness.common.interrupt import Interruption, RunInterrupted, describe
+from harness.common.interrupt import Interruption, RunInterrupted, describe, writing
 from harness.common.observations import HookRecord, Snapshot, Step
 from harness.common.times import duration, format_duration
 from harness.common.versions import JujuVersion, Versions
@@ -247,7 +247,8 @@ async def run_scenario(
         stop = None
         if not (interrupted or stopping):
             stop = await _hooks_after_failure(got, lab, progress)
-        written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
+        with writing(interruption):
+            written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
         progress(f"the run stopped early ({error}); evidence so far: {written}")
         if stop is not None:  # Ctrl-C while reading them: the bundle is written; stop now
             signal_name = interruption.signal_name if interruption else None
@@ -259,7 +260,8 @@ async def run_scenario(
             raise RunInterrupted(signal_name or type(exc).__name__, got.during(exc)) from exc
         raise
     evidence = got.evidence()
-    return RunResult(evidence, _write(evidence, folder, progress))
+    with writing(interruption):
+        return RunResult(evidence, _write(evidence, folder, progress))
 
 
 HOOKS_AFTER_FAILURE_TIMEOUT = 120.0

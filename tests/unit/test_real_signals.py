@@ -178,3 +178,36 @@ def test_a_signal_while_deploying_is_one_line_exit_130_and_a_bundle_saying_durin
     assert raw["error"] == during
     assert [step["name"] for step in raw["steps"]] == ["deploy"]  # the steps so far
     assert out[-1] == str(next(evidence_dir.iterdir()))
+
+
+# --- 2. a second Ctrl-C while the first is being handled -----------------------------------
+
+
+def test_a_second_ctrl_c_while_the_bundle_is_written_keeps_what_the_run_saw(
+    tmp_path: Path,
+) -> None:
+    # The second Ctrl-C, 50 ms after the first during settle, landed while the
+    # bundle was being written (fsync): the bundle was lost and a "start-up" one written in
+    # its place. Here the child is held in that write until the second signal has been sent.
+    evidence_dir = tmp_path / "ev"
+    argv = [*RUN, "--evidence-dir", str(evidence_dir)]
+    child = Child(tmp_path, argv, holds=("call:harness.evidence.write:write_bundle",))
+    child.printed("waiting until settled")  # the pods were deleted
+    child.send(signal.SIGINT)
+    child.held(0)  # the run stops and writes what it has
+    child.send(signal.SIGINT)
+    child.go(0)
+    code, _, err = child.finish()
+
+    assert code == 130, child.output()
+    assert "Traceback" not in err
+    during = "interrupted by SIGINT during waiting until settled"
+    assert err.strip().splitlines() == [f"repro: {during}"]
+    raw = _bundle(evidence_dir)
+    assert raw["interrupted"] is True
+    assert raw["error"] == during
+    names = [step["name"] for step in raw["steps"]]
+    assert "snapshot before" in names
+    assert "delete pod mysql-router-k8s-0" in names
+    assert "delete pod probe-0" in names
+    assert raw["before"] is not None
