@@ -33,9 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     try:
-        args, extra = parser.parse_known_args(argv)
+        args, extra = build_parser().parse_known_args(argv)
         if extra:  # named by the command's own help, which lists what it takes
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extra)} (see repro {args.command} --help)"
@@ -69,5 +68,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # `python -m harness.cli.main`: as the console script runs it
+    from harness.cli.entry import main as entry_main
+
+    raise SystemExit(entry_main())

@@ -211,3 +211,60 @@ def test_a_second_ctrl_c_while_the_bundle_is_written_keeps_what_the_run_saw(
     assert "delete pod mysql-router-k8s-0" in names
     assert "delete pod probe-0" in names
     assert raw["before"] is not None
+
+
+# --- 3. Ctrl-C while the console script starts ---------------------------------------------
+
+
+def _console_script() -> list[str]:
+    """The installed ``repro`` (pip's generated script), else the same lines under -c."""
+    script = Path(sys.executable).parent / "repro"
+    if script.is_file():
+        return [str(script)]
+    return [
+        sys.executable,
+        "-c",
+        "import re\nimport sys\nfrom harness.cli.entry import main\n"
+        "sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+        "sys.exit(main())",
+    ]
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        # the script's own lines after its import of harness.cli.entry, before main()
+        "import:harness.cli.entry",
+        # main() loading the command line's modules
+        "import:harness.cli.main",
+        # the command line building its parser
+        "call:harness.cli.main:build_parser",
+    ],
+)
+def test_ctrl_c_while_the_console_script_starts_is_one_line(tmp_path: Path, moment: str) -> None:
+    child = Child(tmp_path, ["list"], holds=(moment,), command=_console_script())
+    child.held(0)
+    child.send(signal.SIGINT)
+    child.go(0)
+    code, _, err = child.finish()
+
+    assert "Traceback" not in err
+    (line,) = err.strip().splitlines()
+    # "while starting" until the command line is loaded; the parser's own try after that
+    assert line in ("repro: interrupted while starting", "repro: interrupted")
+    assert code == 130
+
+
+def test_ctrl_c_while_the_interpreter_exits_after_the_command_is_quiet(tmp_path: Path) -> None:
+    # After `repro list` has printed its lines, the interpreter runs its exit callbacks
+    # (a twin run removes its temporary folders there): a Ctrl-C then was a traceback.
+    child = Child(tmp_path, ["list"], holds=("exit",), command=_console_script())
+    child.held(0)
+    child.send(signal.SIGINT)
+    child.go(0)
+    code, out, err = child.finish()
+
+    assert err == ""
+    assert code == 0  # the command's own status
+    assert out[0].startswith("disruptions")
+    assert out[-1].startswith("  scale-down-up")  # all it printed reached the reader

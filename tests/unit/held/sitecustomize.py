@@ -10,6 +10,8 @@ separated, in the order the child reaches them:
 - ``call:MODULE:FUNCTION`` or ``call:MODULE:FUNCTION#N``: when FUNCTION of MODULE is called
   the Nth time (the first if not given), before it runs. A coroutine function waits with
   ``await``, so a cancel reaches it there, as it reaches a real deploy awaiting ``juju``.
+- ``exit``: while the interpreter exits, after the program's own code has returned (the
+  last of the ``atexit`` callbacks).
 
 At its k-th moment (from 0) the child creates ``held-k`` in ``REPRO_HOLD_DIR`` and waits,
 for at most ``HOLD_FOR`` seconds, until the test creates ``go-k`` (after sending its signal).
@@ -19,6 +21,7 @@ Nothing here is used outside the tests.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import functools
 import importlib.abc
 import importlib.machinery
@@ -124,7 +127,10 @@ def _install() -> None:
     if not holds:
         return
     moments = [_Moment(i, text.strip()) for i, text in enumerate(holds.split(","))]
-    sys.meta_path.insert(0, _AfterImport(moments))
+    sys.meta_path.insert(0, _AfterImport([m for m in moments if m.kind != "exit"]))
+    for moment in moments:
+        if moment.kind == "exit":
+            atexit.register(moment.hold)  # registered first: called last
 
 
 _install()
