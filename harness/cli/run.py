@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.cli.arguments import check_model, judged_note, parse_juju_option
+from harness.cli.output import CourteousStdout, courteous_stdout
 from harness.cli.plan import print_plan
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.run.options import RunOptions
@@ -93,9 +94,11 @@ def add_parsers(sub: Subparsers) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     options = RunOptions.from_args(args)
-    if options.bundle:
-        return _run_bundle(options, options.bundle)
-    return _run_on_default_stack(options)
+    # Progress is a courtesy: a closed stdout (`| head`) never stops a run.
+    with courteous_stdout():
+        if options.bundle:
+            return _run_bundle(options, options.bundle)
+        return _run_on_default_stack(options)
 
 
 # --- a named scenario, or a disruption on the default stack --------------------------------
@@ -370,11 +373,19 @@ def _execute(
                 if not (folder / "bundle.json").exists():
                     write_unfinished_bundle(folder, scenario, backend, stack, stop or exc)
                 if (folder / "bundle.json").exists():
-                    print(folder, flush=True)
+                    _print_folder(folder)
             if stop is not None and stop is not exc:
                 raise stop from exc
             raise
-        print(result.folder, flush=True)
+        _print_folder(result.folder)
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
+
+
+def _print_folder(folder: Path) -> None:
+    """The evidence folder, the last line; on stderr too if stdout could not take it."""
+    print(folder, flush=True)
+    lost = sys.stdout.lost if isinstance(sys.stdout, CourteousStdout) else None
+    if lost is not None:
+        print(f"repro: {lost}; the evidence is in {folder}", file=sys.stderr, flush=True)

@@ -1,4 +1,4 @@
-"""Real signals to a real ``repro``, and a stdout closed under it (issue 29).
+"""Real signals to a real ``repro``, and a stdout closed under it (issue 29, points 1 to 4).
 
 Each test starts ``python -m harness.cli.main`` (or the installed console script) as a
 child process, holds it at a named moment with ``held/sitecustomize.py`` or waits for a line
@@ -268,3 +268,26 @@ def test_ctrl_c_while_the_interpreter_exits_after_the_command_is_quiet(tmp_path:
     assert code == 0  # the command's own status
     assert out[0].startswith("disruptions")
     assert out[-1].startswith("  scale-down-up")  # all it printed reached the reader
+
+
+# --- 4. a stdout closed under a run ---------------------------------------------------------
+
+
+def test_a_run_piped_into_head_goes_on_and_keeps_its_evidence(tmp_path: Path) -> None:
+    # `repro run lp2021891-pod-delete | head -12`: head reads twelve lines and exits.
+    evidence_dir = tmp_path / "ev"
+    argv = [*RUN, "--evidence-dir", str(evidence_dir)]
+    child = Child(tmp_path, argv, read_lines=12)
+    code, out, err = child.finish()
+
+    assert len(out) == 12
+    assert "Traceback" not in err
+    assert "BrokenPipe" not in err
+    assert code == 0, child.output()  # the run's own verdict: no deviation on the twin
+    raw = _bundle(evidence_dir)
+    assert raw["error"] is None
+    assert raw["interrupted"] is False
+    assert raw["findings"]
+    folder = next(evidence_dir.iterdir())
+    # The folder's line went nowhere: stderr names it, in one line.
+    assert err.strip().splitlines() == [f"repro: stdout was closed; the evidence is in {folder}"]
