@@ -144,7 +144,15 @@ def _run_on_default_stack(options: RunOptions) -> int:
             backend,
             chosen.disruption,
             juju,
-            lambda version: plan(chosen, stack, model=model, namespace=model, juju=version),
+            lambda version: plan(
+                chosen,
+                stack,
+                model=model,
+                namespace=model,
+                juju=version,
+                new_model=options.model is None,
+                model_config=_model_config_set(options, backend),
+            ),
         )
         return 0
     folder = claim_folder(options.evidence_dir, f"{chosen.name}-{backend}")
@@ -212,7 +220,13 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
             backend,
             run.scenario.disruption,
             juju,
-            lambda version: plan_lines(run, model, version),
+            lambda version: plan_lines(
+                run,
+                model,
+                version,
+                new_model=options.model is None,
+                model_config=_model_config_set(options, backend),
+            ),
             containers=_disrupted_containers(run),
         )
         if backend == "live":
@@ -228,6 +242,16 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
         run.stack,
         lambda interruption: start(options, backend, run, folder, version, interruption),
     )
+
+
+def _model_config_set(options: RunOptions, backend: str) -> dict[str, str]:
+    """What a live run sets on the model it makes: Juju's hook settings, unless told to
+    keep the controller's model-defaults; nothing on a model it did not make."""
+    from harness.live.model_config import JUJU_DEFAULTS
+
+    if backend != "live" or options.model is not None or options.inherit_model_config:
+        return {}
+    return dict(JUJU_DEFAULTS)
 
 
 def _disrupted_containers(run: BundleRun) -> tuple[str, ...]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+
 from harness.common.versions import JujuVersion
 from harness.run.reproduce import (
     deploy_commands,
@@ -9,7 +12,7 @@ from harness.run.reproduce import (
     local_charm,
 )
 from harness.scenario.scenarios import Scenario
-from harness.scenario.stack import Stack, WatchedPath
+from harness.scenario.stack import PROBE, PROBE_PEER, Stack, WatchedPath
 
 
 def plan(
@@ -19,18 +22,31 @@ def plan(
     model: str,
     namespace: str,
     juju: JujuVersion | None = None,
+    new_model: bool = False,
+    model_config: Mapping[str, str] | None = None,
 ) -> tuple[str, ...]:
-    """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run)."""
+    """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run).
+
+    Every ``juju`` command names ``model`` (``-m``): copied into a terminal, none acts on
+    the model ``juju switch`` last chose. ``new_model``: the run makes it (``add-model``),
+    then sets ``model_config`` there.
+    """
     from harness.live.juju_cli import debug_log_plan
     from harness.observe.settle import HOOKS_TIMEOUT, QUIET_FOR
 
     affected = sorted({t.app for t in scenario.targets})
     lines = [f"# model {model} (Kubernetes namespace {namespace})"]
+    if new_model:
+        lines.append(f"juju add-model {model} --no-switch")
+    if model_config:
+        settings = " ".join(f"{key}={value}" for key, value in model_config.items())
+        lines.append(f"juju model-config -m {model} {settings}")
     if stack.bundle is not None:
         lines += bundle_plan_notes(stack)
     else:
         lines.append("# deploy the stack")
-    lines += deploy_commands(stack, juju, as_bundle=False)
+    lines += _missing_charm_notes(stack)
+    lines += deploy_commands(stack, juju, as_bundle=False, model=model)
     lines += [
         f"# wait until settled: {', '.join(stack.app_names)} active and idle",
         *_marking_notes(stack),
@@ -45,10 +61,31 @@ def plan(
         f" Ready, agents idle, no new hook line for {QUIET_FOR:.0f}s",
         "# snapshot after: pods, watched files, relation data, statuses"
         + (", probe journal" if stack.has_probe else ""),
-        *debug_log_plan(),
+        *debug_log_plan(model),
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
     ]
     return tuple(lines)
+
+
+PACK_THE_PROBE = (
+    "pack the probe in a clone of this repository, (cd charms/probe && charmcraft pack), "
+    "and pass --probe-charm PATH"
+)
+
+
+def _missing_charm_notes(stack: Stack) -> tuple[str, ...]:
+    """A local charm the plan deploys that is not there (the probe, outside a clone)."""
+    notes: list[str] = []
+    for spec in stack.apps:
+        if not ("/" in spec.charm or spec.charm.endswith(".charm")):
+            continue  # from Charmhub
+        if Path(spec.charm).exists():
+            continue
+        fix = PACK_THE_PROBE if spec.app in (PROBE, PROBE_PEER) else "check the path"
+        note = f"# note: {spec.charm} does not exist in {Path.cwd()}: {fix}"
+        if note not in notes:
+            notes.append(note)
+    return tuple(notes)
 
 
 def _watch_note(watched: WatchedPath) -> str:

@@ -57,10 +57,11 @@ def forbid_deploying(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     import harness.live.drivers
 
+    monkeypatch.chdir(tmp_path)  # where no probe charm is packed
     asked = charmhub(monkeypatch)
     forbid_deploying(monkeypatch)
     monkeypatch.setattr(harness.live.drivers, "client_version", lambda: "3.6.1-genericlinux-amd64")
@@ -90,17 +91,20 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "pgbouncer-k8s, postgresql-k8s",
         "# add the probe observer (probe, probe-peer): its own apps, related only to each "
         "other, disrupted alongside",
-        "juju deploy pgbouncer-k8s pgbouncer-k8s --channel edge --revision 5 "
+        f"# note: ./charms/probe/probe_amd64.charm does not exist in {tmp_path}: pack the "
+        "probe in a clone of this repository, (cd charms/probe && charmcraft pack), and pass "
+        "--probe-charm PATH",
+        "juju deploy -m bug pgbouncer-k8s pgbouncer-k8s --channel edge --revision 5 "
         "--constraints arch=amd64 --resource pgbouncer-image=2",
-        "juju deploy postgresql-k8s postgresql-k8s --channel edge --revision 19 --trust "
+        "juju deploy -m bug postgresql-k8s postgresql-k8s --channel edge --revision 19 --trust "
         "--constraints arch=amd64 --storage pgdata=kubernetes,1,1024 "
         "--resource postgresql-image=18",
-        "juju deploy ./charms/probe/probe_amd64.charm probe "
+        "juju deploy -m bug ./charms/probe/probe_amd64.charm probe "
         "--resource workload-image=ubuntu/nginx:1.24-24.04_beta",
-        "juju deploy ./charms/probe/probe_amd64.charm probe-peer "
+        "juju deploy -m bug ./charms/probe/probe_amd64.charm probe-peer "
         "--resource workload-image=ubuntu/nginx:1.24-24.04_beta",
-        "juju integrate pgbouncer-k8s:backend-database postgresql-k8s:database",
-        "juju integrate probe:probe-provider probe-peer:probe-requirer",
+        "juju integrate -m bug pgbouncer-k8s:backend-database postgresql-k8s:database",
+        "juju integrate -m bug probe:probe-provider probe-peer:probe-requirer",
         "# wait until settled: pgbouncer-k8s, postgresql-k8s, probe, probe-peer active and idle",
         "# write the probe markers and databag values (actions write-marker, set-databag)",
         f"# write a marker into postgresql-k8s postgresql:{MARK} (kubectl exec)",
@@ -123,12 +127,13 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         " (missing after 600s: reported, not awaited), then pods Ready, agents idle, no new"
         " hook line for 20s",
         "# snapshot after: pods, watched files, relation data, statuses, probe journal",
-        "juju debug-log --replay --no-tail --include-module juju.worker.uniter "
+        "juju debug-log -m bug --replay --no-tail --include-module juju.worker.uniter "
         "--include-module juju.worker.caasoperator --include-module juju.cmd "
         "--date --utc --ms --level INFO",
         "# ops' event lines, only where logging-config keeps unit DEBUG lines (Juju's "
         "default, <root>=INFO, does not), read back to the disruption's start:",
-        "juju debug-log --no-tail --lines N --include-module unit --date --utc --ms --level DEBUG",
+        "juju debug-log -m bug --no-tail --lines N --include-module unit --date --utc --ms "
+        "--level DEBUG",
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
         "# the catalogue expects on Juju 3.6: stop, upgrade-charm, config-changed, start, "
         "postgresql-pebble-ready",  # its container, from the charm's metadata
@@ -343,7 +348,7 @@ def test_a_disruption_name_runs_on_the_default_stack(
 
     assert code == 0, err
     assert "kubectl -n repro-pod-delete delete pod mysql-router-k8s-0" in out
-    assert "juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust" in out
+    assert "juju deploy -m repro-pod-delete mysql-k8s mysql-k8s --channel 8.0/edge --trust" in out
 
 
 def test_list_shows_disruptions_and_named_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
@@ -487,7 +492,8 @@ def test_a_bare_relation_is_completed_from_the_metadata_or_refused(
         "--backend", "live", "--dry-run", "--no-probe",
     )  # fmt: skip
     assert code == 0, err
-    assert "juju integrate pgbouncer-k8s:backend-database postgresql-k8s:database" in out
+    integrate = "juju integrate -m repro-pod-delete"
+    assert f"{integrate} pgbouncer-k8s:backend-database postgresql-k8s:database" in out
 
     # postgresql-k8s:db provides pgsql; pgbouncer-k8s only provides pgsql too: no fit.
     ambiguous = write(
