@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from harness.cli.arguments import parse_juju_strict
+from harness.cli.arguments import judge_juju
 from harness.common.errors import HarnessError
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from harness.catalogue import load
     from harness.catalogue.predict import predict_json, predict_text
 
-    version = parse_juju_strict(args.juju)
+    judged = judge_juju(args.juju)
+    version = judged.version
     catalogue = load()
     if args.disruption not in catalogue.disruptions():
         _refuse_a_scenario(args.disruption, args.juju)
@@ -84,9 +85,14 @@ def cmd_predict(args: argparse.Namespace) -> int:
     else:
         branches = catalogue.branches(args.disruption, version)
     if args.format == "json":
-        print(json.dumps(predict_json(branches), indent=2, sort_keys=True))
+        data = predict_json(branches)
+        if judged.notes:  # how the version asked for was judged
+            data["juju_notes"] = list(judged.notes)
+        print(json.dumps(data, indent=2, sort_keys=True))
     else:
-        print(predict_text(branches, str(args.juju)))
+        for note in judged.notes:
+            print(f"note: {note}")
+        print(predict_text(branches, str(version) if judged.track else str(args.juju)))
     return 0
 
 

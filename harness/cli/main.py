@@ -68,7 +68,5 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-if __name__ == "__main__":  # `python -m harness.cli.main`: as the console script runs it
-    from harness.cli.entry import main as entry_main
-
-    raise SystemExit(entry_main())
+if __name__ == "__main__":  # without the console script's Ctrl-C handling: -m harness.cli.entry
+    raise SystemExit(main())

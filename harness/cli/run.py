@@ -14,14 +14,15 @@ import contextlib
 import logging
 import sys
 from collections.abc import Callable, Coroutine, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.cli.arguments import check_model, judged_note, parse_juju_option
+from harness.cli.arguments import check_model, judge_juju, parse_juju_option
 from harness.cli.output import CourteousStdout, courteous_stdout
 from harness.cli.plan import print_plan
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
+from harness.common.versions import JujuVersion
 from harness.run.options import RunOptions
 
 if TYPE_CHECKING:
@@ -121,10 +122,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
             raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
     chosen = find_scenario(options.scenario)
     check_model(options.model)
-    juju = parse_juju_option(options.juju)
-    note = None
-    if juju is not None and options.juju is not None and options.backend != "live":
-        note = judged_note(juju, options.juju)
+    juju, notes = _juju_option(options)
     if not options.dry_run:
         # Before anything is deployed or disrupted: a bad folder must cost nothing.
         check_evidence_root(options.evidence_dir)
@@ -132,10 +130,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
     print(announcement, flush=True)
     stack = default_stack(_probe_charm(options, backend))
     chosen = _targets_for(chosen, options.app, stack.app_names)
-    if backend == "live" and options.juju:
-        print("note: --juju is ignored on live: the controller's version decides", flush=True)
-    elif note:
-        print(note, flush=True)
+    _say_juju(options, backend, notes)
     _inherit_on_twin(options, backend)
     if options.dry_run:
         model = options.model or f"repro-{chosen.name}"
@@ -162,7 +157,14 @@ def _run_on_default_stack(options: RunOptions) -> int:
         backend,
         stack,
         lambda interruption: deploy_and_run(
-            options, backend, chosen, stack, folder, juju, interruption=interruption
+            options,
+            backend,
+            chosen,
+            stack,
+            folder,
+            juju,
+            juju_notes=notes.track_only,
+            interruption=interruption,
         ),
     )
 
@@ -195,7 +197,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     )
     from harness.scenario.bundle.load import load_bundle
 
-    juju = parse_juju_option(options.juju)
+    juju, notes = _juju_option(options)
     check_model(options.model)
     # A bad file is refused before the backend is even chosen (any app's charm source may
     # stand in for a local charm not packed yet: the twin runs the source).
@@ -210,8 +212,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     if not options.dry_run or backend == "twin":
         # After the bundle's checks (bad input leaves nothing behind), before any deploy.
         check_evidence_root(options.evidence_dir)
-    if backend == "live" and options.juju:
-        print("note: --juju is ignored on live: the controller's version decides", flush=True)
+    _say_juju(options, backend, notes)
     _inherit_on_twin(options, backend)
     if options.dry_run:
         model = options.model or f"repro-{run.scenario.name}"
@@ -234,14 +235,43 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
         # The twin touches nothing real: a dry run there also writes the SIMULATED bundle.
         print("# dry run on the twin: running the SIMULATED plan", flush=True)
     folder = claim_folder(options.evidence_dir, f"{folder_name(run)}-{backend}")
-    version = str(juju) if juju else None
     return _execute(
         folder,
         run.scenario,
         backend,
         run.stack,
-        lambda interruption: start(options, backend, run, folder, version, interruption),
+        lambda interruption: start(
+            options, backend, run, folder, juju, interruption, juju_notes=notes.track_only
+        ),
     )
+
+
+@dataclass(frozen=True)
+class _JujuNotes:
+    """What to say about ``--juju``: every note (stdout), and the track's (for the run: the
+    run notes an extrapolation itself, for whatever version it judges)."""
+
+    all: tuple[str, ...] = ()
+    track_only: tuple[str, ...] = ()
+
+
+def _juju_option(options: RunOptions) -> tuple[JujuVersion | None, _JujuNotes]:
+    """``--juju`` read once: checked always, judged where it counts (not on live, where
+    the controller's version decides): a track is its newest release, and said."""
+    juju = parse_juju_option(options.juju)
+    if options.juju is None or options.backend == "live":
+        return juju, _JujuNotes()
+    judged = judge_juju(options.juju)
+    track = (judged.track,) if judged.track else ()
+    return judged.version, _JujuNotes(judged.notes, track)
+
+
+def _say_juju(options: RunOptions, backend: str, notes: _JujuNotes) -> None:
+    if backend == "live" and options.juju:
+        print("note: --juju is ignored on live: the controller's version decides", flush=True)
+        return
+    for note in notes.all:
+        print(f"note: {note}", flush=True)
 
 
 def _model_config_set(options: RunOptions, backend: str) -> dict[str, str]:

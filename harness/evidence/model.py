@@ -47,6 +47,9 @@ class Evidence:
     commands: tuple[str, ...]
     disruption: str | None = None
     juju_version: str | None = None  # the version the catalogue was consulted for
+    # How that version was judged, where a reader must know: a track taken as a release,
+    # a Juju past the catalogue's ranges judged by extrapolation.
+    juju_notes: tuple[str, ...] = ()
     expected_hooks: tuple[str, ...] = ()  # the catalogue's required hooks, in order
     error: str | None = None  # one line when the run failed part-way
     bundle: UserBundle | None = None  # the user's Juju bundle, when the run deployed one

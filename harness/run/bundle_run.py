@@ -153,8 +153,9 @@ async def start(
     backend: str,
     run: BundleRun,
     folder: Path,
-    juju: str | None,
+    juju: JujuVersion | None,
     interruption: Interruption | None = None,
+    juju_notes: Sequence[str] = (),
 ) -> RunResult:
     """Deploy the bundle (live, or the twin with its stand-ins) and run the disruption."""
     charms, ran_by = None, None
@@ -165,14 +166,14 @@ async def start(
         charms, ran_by = bundle_charms(
             run.bundle, run.stack.metas, parse_charm_sources(options.charm_source), refs
         )
-    version = JujuVersion.parse(juju) if juju else None
     return await deploy_and_run(
         options,
         backend,
         run.scenario,
         run.stack,
         folder,
-        version,
+        juju,
+        juju_notes=juju_notes,
         interruption=interruption,
         charms=charms,
         ran_by=ran_by,

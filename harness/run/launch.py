@@ -44,12 +44,14 @@ async def deploy_and_run(
     folder: Path,
     juju: JujuVersion | None,
     *,
+    juju_notes: Sequence[str] = (),
     interruption: Interruption | None = None,
     charms: Mapping[str, CharmSource] | None = None,
     ran_by: Mapping[str, str] | None = None,
 ) -> RunResult:
-    """Deploy the stack and run the scenario. ``charms`` and ``ran_by`` (a user's bundle on
-    the twin): the charm each app runs, and what the evidence says about it."""
+    """Deploy the stack and run the scenario. ``juju`` (the twin's version) and
+    ``juju_notes``, how it was chosen, go to the evidence. ``charms`` and ``ran_by`` (a
+    user's bundle on the twin): the charm each app runs, and what the evidence says about it."""
     if interruption is None:  # not installed: it only names the stage a stop came in
         interruption = Interruption()
     interruption.attach()
@@ -96,6 +98,7 @@ async def deploy_and_run(
             stack,
             folder,
             juju_version=version,
+            juju_notes=juju_notes,
             interruption=interruption,
             ran_by=ran_by,
         )

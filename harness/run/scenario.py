@@ -57,6 +57,7 @@ class _Gathered:
     lab: Lab
     versions: Versions = field(default_factory=Versions)
     juju: str | None = None
+    juju_notes: tuple[str, ...] = ()  # how ``juju`` was judged (a track, an extrapolation)
     expectation: Expectation | None = None
     branch: str = ""
     steps: list[Step] = field(default_factory=list)
@@ -137,6 +138,7 @@ class _Gathered:
             commands=self.commands,
             disruption=self.scenario.disruption,
             juju_version=self.juju,
+            juju_notes=self.juju_notes,
             expected_hooks=expected,
             branch=self.branch,
             disruption_detail=_detail(self.scenario),
@@ -211,6 +213,7 @@ async def run_scenario(
     evidence_dir: Path | str,
     *,
     juju_version: str | None = None,
+    juju_notes: Sequence[str] = (),
     progress: Progress = print,
     ran_by: Mapping[str, str] | None = None,
     interruption: Interruption | None = None,
@@ -218,8 +221,10 @@ async def run_scenario(
     """Run ``scenario`` on a deployed ``stack`` and write its bundle into ``evidence_dir``.
 
     ``juju_version`` overrides the detected version for the catalogue (the twin's simulated
-    version). The bundle is written even when a step raises; the exception is re-raised.
-    An ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
+    version); ``juju_notes`` say how it was chosen (a track taken as its newest release),
+    and the run adds its own when the catalogue extrapolates to the version it judges.
+    The bundle is written even when a step raises; the exception is re-raised. An
+    ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
     so and RunInterrupted is raised. A folder that cannot be written gives way to a fallback
     folder, named in the progress and in ``RunResult.folder``.
     """
@@ -235,6 +240,7 @@ async def run_scenario(
     if interruption is not None:  # a stop asked for as the deploy ended names the deploy
         got.stage = interruption.during
     try:
+        got.juju_notes = tuple(juju_notes)
         await _run(got, lab, scenario, stack, juju_version, progress)
         got.enter("writing the evidence")
     except BaseException as exc:
@@ -326,6 +332,7 @@ async def _run(
     progress: Progress,
 ) -> None:
     from harness.catalogue import load
+    from harness.catalogue.judged import extrapolated
     from harness.disrupt import get
     from harness.disrupt.steps import keeping_steps
     from harness.observe.settle import wait_settled
@@ -341,6 +348,9 @@ async def _run(
         got.versions = await _versions(lab)
         got.juju = _pick_juju(got.versions, juju_version)
         juju = JujuVersion.parse(got.juju)
+        extrapolation = extrapolated(juju, load())
+        if extrapolation:
+            got.juju_notes = (*got.juju_notes, extrapolation)
         # Commands a reader can paste: no path of this machine; and for the twin, nothing
         # aimed at a model or namespace that existed only in the simulation.
         disruption_lines: tuple[str, ...] = ()

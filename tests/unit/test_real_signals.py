@@ -1,6 +1,6 @@
 """Real signals to a real ``repro``, and a stdout closed under it (issue 29, points 1 to 4).
 
-Each test starts ``python -m harness.cli.main`` (or the installed console script) as a
+Each test starts ``python -m harness.cli.entry`` (or the installed console script) as a
 child process, holds it at a named moment with ``held/sitecustomize.py`` or waits for a line
 it prints, sends the signal a terminal (Ctrl-C: SIGINT) or a supervisor (SIGTERM) sends, and
 reads what the child printed and the bundle it left. Every wait is bounded; none is a guess.
@@ -70,7 +70,7 @@ class Child:
             REPRO_HOLDS=",".join(holds),
         )
         self.process = subprocess.Popen(
-            [*(command or [sys.executable, "-m", "harness.cli.main"]), *argv],
+            [*(command or [sys.executable, "-m", "harness.cli.entry"]), *argv],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -26,7 +26,7 @@ import pytest
 from harness.common.errors import HarnessError, WaitTimeout
 from harness.common.findings import Finding
 from harness.common.observations import JournalEntry, Snapshot, Step, UnitStatus
-from harness.common.versions import Versions
+from harness.common.versions import JujuVersion, Versions
 from harness.disrupt.base import Disruption
 from harness.disrupt.node_restart import NodeRestart
 from harness.lab.ports import ActionResult, Lab
@@ -232,6 +232,9 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
 
         def branches(self, disruption: str, juju: Any) -> tuple[FakeExpectation, ...]:
             return (FakeExpectation(disruption),)
+
+        def boundaries(self) -> tuple[JujuVersion, ...]:
+            return (JujuVersion.parse("2.9"), JujuVersion.parse("4.0"))
 
     async def take_snapshot(lab: Lab, stack: Any) -> Snapshot:
         state.snapshots += 1
