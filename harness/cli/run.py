@@ -209,7 +209,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     if not options.dry_run:  # a dry run's plan has them
         for note in run.bundle.notes:
             print(f"note: {note}", flush=True)
-    if not options.dry_run or backend == "twin":
+    if not options.dry_run:
         # After the bundle's checks (bad input leaves nothing behind), before any deploy.
         check_evidence_root(options.evidence_dir)
     _say_juju(options, backend, notes)
@@ -230,10 +230,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
             ),
             containers=_disrupted_containers(run),
         )
-        if backend == "live":
-            return 0
-        # The twin touches nothing real: a dry run there also writes the SIMULATED bundle.
-        print("# dry run on the twin: running the SIMULATED plan", flush=True)
+        return 0
     folder = claim_folder(options.evidence_dir, f"{folder_name(run)}-{backend}")
     return _execute(
         folder,

@@ -269,7 +269,7 @@ def test_twin_run_writes_a_complete_simulated_bundle(
 ) -> None:
     code, out, err = repro(
         capsys, "run", "pod-delete", "--bundle", str(BUNDLE), "--app", "postgresql-k8s",
-        "--backend", "twin", "--dry-run", "--evidence-dir", str(tmp_path),
+        "--backend", "twin", "--evidence-dir", str(tmp_path),
         "--mark", f"postgresql-k8s:postgresql:{MARK}",
     )  # fmt: skip
 
@@ -315,6 +315,28 @@ def test_twin_run_writes_a_complete_simulated_bundle(
         "layer": "container-root",
         "judged": "marker, judged",
     }
+
+
+@pytest.mark.parametrize("bundle", [True, False], ids=["with-bundle", "default-stack"])
+def test_a_twin_dry_run_prints_the_plan_and_touches_nothing(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    bundle: bool,
+) -> None:
+    # One meaning of --dry-run, the one its help gives, on either backend and either stack.
+    forbid_deploying(monkeypatch)
+    evidence_dir = tmp_path / "ev"
+    what = ["--bundle", str(BUNDLE), "--app", "postgresql-k8s"] if bundle else []
+    code, out, err = repro(
+        capsys, "run", "pod-delete", *what, "--backend", "twin", "--dry-run",
+        "--evidence-dir", str(evidence_dir),
+    )  # fmt: skip
+
+    assert code == 0, err
+    assert "kubectl -n repro-pod-delete delete pod" in out  # the plan
+    assert not evidence_dir.exists()
+    assert "SIMULATED plan" not in out
 
 
 def test_twin_run_without_the_probe_says_so(
