@@ -7,8 +7,9 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from harness.catalogue.names import NAMES
 from harness.cli.arguments import judge_juju
-from harness.common.errors import HarnessError
+from harness.common.errors import HarnessError, UnknownName, choose_one_of
 
 if TYPE_CHECKING:
     from harness.cli.arguments import Subparsers
@@ -19,7 +20,11 @@ def add_parsers(sub: Subparsers) -> None:
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("predict", help="what the catalogue expects for a disruption")
-    p.add_argument("disruption")
+    p.add_argument(
+        "disruption",
+        metavar="DISRUPTION",
+        help="a disruption `repro list` names (a scenario's name is answered with its disruption)",
+    )
     p.add_argument("--juju", required=True, metavar="VERSION", help="e.g. 3.6 or 2.9.43")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--variant", metavar="BRANCH", help="one branch, e.g. interrupted-stop")
@@ -72,6 +77,11 @@ def cmd_predict(args: argparse.Namespace) -> int:
     catalogue = load()
     if args.disruption not in catalogue.disruptions():
         _refuse_a_scenario(args.disruption, args.juju)
+        # What `repro list` shows; the catalogue's lifecycle entries are answered, not offered.
+        raise UnknownName(
+            f"unknown disruption {args.disruption!r}",
+            choose_one_of(args.disruption, NAMES) + "; `repro list` names them",
+        )
     if args.container or args.signal or args.variant:
         branches: tuple[Any, ...] = (
             catalogue.expect(

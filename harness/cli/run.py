@@ -38,7 +38,12 @@ BOOTSTRAP_FIX = "bootstrap one with `juju bootstrap microk8s`, or pass --backend
 
 def add_parsers(sub: Subparsers) -> None:
     p = sub.add_parser("run", help="run one scenario end to end and write its evidence")
-    p.add_argument("scenario")
+    p.add_argument(
+        "scenario",
+        metavar="SCENARIO",
+        help="a scenario, or a disruption run on the default stack; `repro list` names both "
+        "(with --bundle: a disruption, run on that bundle)",
+    )
     p.add_argument("--backend", choices=("auto", "live", "twin"), default="auto")
     p.add_argument("--juju", metavar="VERSION", help="the Juju version the twin simulates")
     p.add_argument("--app", help="disrupt this application instead of the scenario's")

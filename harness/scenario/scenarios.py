@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from harness.catalogue.names import NAMES
-from harness.common.errors import unknown
+from harness.common.errors import UnknownName, choose_one_of
 from harness.scenario.stack import PROBE, ROUTER
 
 
@@ -116,4 +116,7 @@ def scenario(name: str) -> Scenario:
     derived = disruption_scenario(name)
     if derived is not None:
         return derived
-    raise unknown("scenario or disruption", name, (*NAMES, *(s.name for s in SCENARIOS)))
+    raise UnknownName(
+        f"unknown scenario or disruption {name!r}",
+        choose_one_of(name, (*NAMES, *(s.name for s in SCENARIOS))) + "; `repro list` names them",
+    )

@@ -223,6 +223,36 @@ def test_a_mistyped_name_gets_the_name_it_resembles(
     assert_one_line_error(code, err, f"did you mean {meant}?")
 
 
+@pytest.mark.parametrize(("command", "metavar"), [("run", "SCENARIO"), ("predict", "DISRUPTION")])
+def test_the_name_a_command_takes_is_explained_in_its_help(
+    capsys: pytest.CaptureFixture[str], command: str, metavar: str
+) -> None:
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    out = capsys.readouterr().out
+
+    usage, rest = out.split("positional arguments:", 1)
+    assert metavar in usage.split()
+    positional = rest.split("options:", 1)[0]
+    explained = " ".join(positional.split())
+    assert explained.startswith(metavar + " ")  # named, and said what it is
+    assert "repro list" in explained
+
+
+def test_an_unknown_disruption_is_offered_only_what_repro_list_shows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, listed, _ = repro(capsys, "list")
+    code, _, err = repro(capsys, "predict", "nosuch", "--juju", "3.6")
+
+    assert_one_line_error(code, err, "unknown disruption 'nosuch'", "repro list")
+    offered = err.split("choose one of: ", 1)[1].split(";")[0].split(")")[0].split(", ")
+    assert offered == list(NAMES)
+    assert all(f"  {name} " in listed for name in offered)
+    assert "deploy" not in offered
+    assert "integrate" not in offered
+
+
 @pytest.mark.parametrize(
     ("name", "fix"),
     [
