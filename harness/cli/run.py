@@ -24,6 +24,7 @@ from harness.cli.plan import print_plan
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.common.versions import JujuVersion
 from harness.run.options import RunOptions
+from harness.scenario.scenarios import one_unit
 
 if TYPE_CHECKING:
     from harness.cli.arguments import Subparsers
@@ -47,6 +48,12 @@ def add_parsers(sub: Subparsers) -> None:
     p.add_argument("--backend", choices=("auto", "live", "twin"), default="auto")
     p.add_argument("--juju", metavar="VERSION", help="the Juju version the twin simulates")
     p.add_argument("--app", help="disrupt this application instead of the scenario's")
+    p.add_argument(
+        "--unit",
+        metavar="APP/N",
+        help="pod-delete, container-restart: only this unit of its application "
+        "(default: every unit of each target; the plan says which pods go)",
+    )
     p.add_argument("--evidence-dir", default="evidence", metavar="DIR")
     p.add_argument("--model", metavar="NAME", help="use this model (live)")
     p.add_argument("--keep-model", action="store_true", help="do not destroy the model")
@@ -135,6 +142,8 @@ def _run_on_default_stack(options: RunOptions) -> int:
     print(announcement, flush=True)
     stack = default_stack(_probe_charm(options, backend))
     chosen = _targets_for(chosen, options.app, stack.app_names)
+    if options.unit is not None:
+        chosen = one_unit(chosen, options.unit, _units_of(stack), options.app)
     _say_juju(options, backend, notes)
     _inherit_on_twin(options, backend)
     if options.dry_run:
@@ -211,6 +220,9 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     print(announcement, flush=True)
     probe = None if options.no_probe else _probe_charm(options, backend)
     run = prepare_run(options, backend, probe)
+    if options.unit is not None:
+        chosen = one_unit(run.scenario, options.unit, _units_of(run.stack), options.app)
+        run = replace(run, scenario=chosen)
     if not options.dry_run:  # a dry run's plan has them
         for note in run.bundle.notes:
             print(f"note: {note}", flush=True)
@@ -284,6 +296,10 @@ def _model_config_set(options: RunOptions, backend: str) -> dict[str, str]:
     if backend != "live" or options.model is not None or options.inherit_model_config:
         return {}
     return dict(JUJU_DEFAULTS)
+
+
+def _units_of(stack: Stack) -> dict[str, int]:
+    return {spec.app: spec.units for spec in stack.apps}
 
 
 def _disrupted_containers(run: BundleRun) -> tuple[str, ...]:

@@ -54,6 +54,7 @@ def plan(
         "# snapshot before: pods, watched files, relation data, statuses"
         + (", probe journal" if stack.has_probe else ""),
         f"# disrupt: {scenario.disruption}",
+        *_pods_that_go(scenario, stack),
         *disruption_commands(scenario, model, namespace, local_charm(scenario, stack)),
         f"# wait until settled: each disrupted {', '.join(affected)} unit shows a new"
         " incarnation (new pod uid, restart count or agent start) and runs the catalogue's"
@@ -86,6 +87,29 @@ def _missing_charm_notes(stack: Stack) -> tuple[str, ...]:
         if note not in notes:
             notes.append(note)
     return tuple(notes)
+
+
+def _pods_that_go(scenario: Scenario, stack: Stack) -> tuple[str, ...]:
+    """pod-delete: the pods each target loses, by name (a fresh deploy numbers units from
+    0, and a unit's pod is named after it)."""
+    from harness.disrupt.steps import pod_name
+
+    if scenario.disruption != "pod-delete":
+        return ()
+    counts = {spec.app: spec.units for spec in stack.apps}
+    lines = []
+    for target in scenario.targets:
+        if target.units:
+            pods = ", ".join(pod_name(u) for u in target.units)
+            lines.append(f"# pods that go: {pods} ({', '.join(target.units)})")
+            continue
+        count = counts.get(target.app, 1)
+        pods = ", ".join(pod_name(f"{target.app}/{n}") for n in range(count))
+        why = f"every unit of {target.app}"
+        if count > 1:
+            why += f", deleted together; --unit {target.app}/N deletes one"
+        lines.append(f"# pods that go: {pods} ({why})")
+    return tuple(lines)
 
 
 def _watch_note(watched: WatchedPath) -> str:

@@ -116,6 +116,8 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "pgbouncer-k8s:backend-database postgresql-k8s:database",
         "# snapshot before: pods, watched files, relation data, statuses, probe journal",
         "# disrupt: pod-delete",
+        "# pods that go: postgresql-k8s-0 (every unit of postgresql-k8s)",
+        "# pods that go: probe-0 (every unit of probe)",
         "kubectl -n bug delete pod -l app.kubernetes.io/name=postgresql-k8s",
         "kubectl -n bug wait pod -l app.kubernetes.io/name=postgresql-k8s "
         "--for=condition=Ready --timeout=900s",
@@ -595,3 +597,103 @@ def test_a_scale_the_twin_cannot_hold_is_one_line_before_anything_is_deployed(
     assert "postgresql-k8s has scale 100000000" in line
     assert "the twin simulates at most 100 units" in line
     assert not (tmp_path / "ev").exists()
+
+
+# --- one unit of a scaled application (--unit) ---------------------------------------------
+
+
+def two_postgresql_units(tmp_path: Path) -> Path:
+    text = BUNDLE.read_text()
+    scaled = text.replace(
+        "      postgresql-image: 18\n    scale: 1", "      postgresql-image: 18\n    scale: 2"
+    )
+    assert scaled != text
+    return write(tmp_path, scaled)
+
+
+def test_the_plan_says_which_pods_go_and_unit_chooses_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    charmhub(monkeypatch)
+    forbid_deploying(monkeypatch)
+    bundle = two_postgresql_units(tmp_path)
+    argv = [
+        "run", "pod-delete", "--bundle", str(bundle), "--app", "postgresql-k8s",
+        "--backend", "live", "--dry-run", "--no-probe", "--model", "bug",
+    ]  # fmt: skip
+
+    code, every, err = repro(capsys, *argv)
+    assert code == 0, err
+    assert (
+        "# pods that go: postgresql-k8s-0, postgresql-k8s-1 (every unit of postgresql-k8s, "
+        "deleted together; --unit postgresql-k8s/N deletes one)"
+    ) in every.splitlines()
+
+    code, one, err = repro(capsys, *argv, "--unit", "postgresql-k8s/1")
+    assert code == 0, err
+    lines = one.splitlines()
+    assert "# pods that go: postgresql-k8s-1 (postgresql-k8s/1)" in lines
+    assert "kubectl -n bug delete pod postgresql-k8s-1" in lines
+    assert not any("delete pod" in line and "postgresql-k8s-0" in line for line in lines)
+    assert not any("-l app.kubernetes.io/name=postgresql-k8s" in line for line in lines)
+
+
+def test_unit_deletes_one_pod_on_the_twin(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bundle = two_postgresql_units(tmp_path)
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", "postgresql-k8s",
+        "--unit", "postgresql-k8s/1", "--backend", "twin", "--no-probe",
+        "--evidence-dir", str(tmp_path / "ev"),
+    )  # fmt: skip
+
+    assert code in (0, 1), err
+    evidence = read_bundle(Path(out.splitlines()[-1]))
+    deleted = [s.name for s in evidence.steps if s.name.startswith("delete pod")]
+    assert deleted == ["delete pod postgresql-k8s-1"]
+    assert evidence.before is not None
+    assert evidence.after is not None
+    uid = {p.unit: p.uid for p in evidence.before.pods}
+    after = {p.unit: p.uid for p in evidence.after.pods}
+    assert after["postgresql-k8s/0"] == uid["postgresql-k8s/0"]  # the other pod stayed
+    assert after["postgresql-k8s/1"] != uid["postgresql-k8s/1"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (("--unit", "postgresql-k8s/7"), "no unit postgresql-k8s/7"),
+        (("--unit", "postgresql-k8s"), "not a unit name"),
+        (("--unit", "pgbouncer-k8s/0"), "--unit pgbouncer-k8s/0 is not of --app postgresql-k8s"),
+    ],
+)
+def test_a_unit_that_cannot_be_chosen_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    extra: tuple[str, ...],
+    words: str,
+) -> None:
+    charmhub(monkeypatch)
+    forbid_deploying(monkeypatch)
+    code, _, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(two_postgresql_units(tmp_path)),
+        "--app", "postgresql-k8s", "--backend", "twin", "--no-probe",
+        "--evidence-dir", str(tmp_path / "ev"), *extra,
+    )  # fmt: skip
+
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert words in err
+    assert not (tmp_path / "ev").exists()
+
+
+def test_unit_is_for_disruptions_of_one_unit(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = repro(
+        capsys, "run", "lp2021891-node-restart", "--unit", "probe/0", "--backend", "twin",
+        "--dry-run",
+    )  # fmt: skip
+
+    assert code == 2
+    assert "--unit applies to pod-delete and container-restart" in err
