@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
+from harness.cli import reference
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.common.versions import JujuVersion
 
@@ -863,6 +864,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("bundles", nargs="+", metavar="BUNDLE_DIR")
     p.add_argument("--strict", action="store_true", help="exit 1 when any bundle cannot be read")
     p.set_defaults(func=cmd_matrix)
+
+    reference.add_parsers(sub)
     return parser
 
 
