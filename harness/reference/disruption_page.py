@@ -58,7 +58,6 @@ def _group(view: DisruptionView, branch: Branch, group: Group, level: str) -> Re
                     src=path,
                     alt=f"Timeline of the hooks: {describe(hooks)}",
                     width="900",
-                    loading="lazy",
                 ),
                 class_="scroll",
             ),

@@ -28,7 +28,9 @@ def _sequences(run: ObservedRun) -> dict[str, list[str]]:
     found: dict[tuple[str, str], list[str]] = {}
     for record in run.evidence.hooks:
         if record.kind == "hook" and record.hook:
-            found.setdefault((record.unit, record.source), []).append(record.hook)
+            outcome = record.outcome or "ok"
+            name = record.hook if outcome == "ok" else f"{record.hook} ({outcome})"
+            found.setdefault((record.unit, record.source), []).append(name)
     out: dict[str, list[str]] = {}
     for (unit, source), hooks in sorted(found.items()):
         if unit not in out or source == "debug-log":
@@ -59,7 +61,18 @@ def evidence_page(run: ObservedRun) -> Rendered:
         ("Judged against", evidence.branch or None),
     ]
     facts += [
-        (f"Charm {c.app}", f"{c.charm} {c.channel or ''} revision {c.revision}".replace("  ", " "))
+        (
+            f"Charm {c.app}",
+            " ".join(
+                part
+                for part in (
+                    c.charm,
+                    c.channel,
+                    None if c.revision is None else f"revision {c.revision}",
+                )
+                if part
+            ),
+        )
         for c in versions.charms
     ]
     findings = tag(
@@ -133,7 +146,6 @@ def evidence_page(run: ObservedRun) -> Rendered:
                         "img",
                         src=f"{here}/{TIMELINE_FILE}",
                         alt=f"Timeline of the observed hooks: {described or 'none'}.",
-                        loading="lazy",
                     ),
                     class_="scroll",
                 ),

@@ -154,6 +154,9 @@ figcaption { font-size: .9rem; color: var(--muted); }
 blockquote { margin: .6rem 0; padding: .4rem .9rem; border-left: 4px solid var(--line);
   background: var(--band); white-space: pre-line; }
 .source-list li { margin-bottom: .6rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 footer { margin-top: 3rem; border-top: 1px solid var(--line); color: var(--muted);
   font-size: .85rem; }
 @media (max-width: 40rem) { h1 { font-size: 1.4rem; } table { font-size: .85rem; } }
