@@ -62,14 +62,14 @@ def bug_page(seed: SeedBug, catalogue: Catalogue, matrix: Matrix) -> Html:
         ]
         for version in seed.reported_on:
             entry = catalogue.expect(claim.disruption, version)
-            parts.append(
+            parts += [
                 tag(
                     "p",
                     f"On Juju {version}, as reported, the catalogue expects: ",
                     hooks_html(sequence(entry)),
-                    f" {survival(entry).short()}",
-                )
-            )
+                ),
+                tag("p", survival(entry).short(), class_="survives"),
+            ]
     rows = [row for row in matrix.rows if row.disruption in disruptions]
     if rows:
         parts += [

@@ -42,6 +42,7 @@ def picture_path(view: DisruptionView, branch: Branch, group: Group) -> str:
 
 def _group(view: DisruptionView, branch: Branch, group: Group, level: str) -> Rendered:
     first = group.ranges[0].entry
+    said = (view.summary, branch.ranges[0].entry.summary, "")  # already on the page
     hooks = group.hooks
     title = f"{view.name} ({branch.name}), Juju {group.span.label}: hooks from the catalogue"
     pictures: dict[str, str] = {}
@@ -74,7 +75,7 @@ def _group(view: DisruptionView, branch: Branch, group: Group, level: str) -> Re
     html = join(
         [
             tag(level, f"Juju {group.span.label}", id=anchor),
-            tag("p", first.summary) if first.summary not in ("", view.summary) else None,
+            tag("p", first.summary) if first.summary not in said else None,
             figure,
             tag("p", "In order: ", hooks_html(hooks)),
             tag("p", "May also run: ", ", ".join(maybe)) if maybe else None,
@@ -90,15 +91,20 @@ def _group(view: DisruptionView, branch: Branch, group: Group, level: str) -> Re
 
 
 def _ranges_table(group: Group, anchor: str) -> Html:
-    rows = [
-        tag(
-            "tr",
-            tag("th", f"Juju {item.span.label}", scope="row"),
+    """A row per version range; neighbours that read the same are one row."""
+    merged: list[tuple[Span, tuple[Html, ...]]] = []
+    for item in group.ranges:
+        cells = (
             tag("td", timing(item.entry)),
             tag("td", item.entry.confidence, confidence_html(item.entry)),
             tag("td", status_html(item.observed)),
         )
-        for item in group.ranges
+        if merged and merged[-1][1] == cells:
+            merged[-1] = (merged[-1][0].joined(item.span), cells)
+        else:
+            merged.append((item.span, cells))
+    rows = [
+        tag("tr", tag("th", f"Juju {span.label}", scope="row"), *cells) for span, cells in merged
     ]
     ident = f"ranges-{anchor}"
     return tag(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
+from harness.reference.seeds import SEEDS
+
 GENERATOR = "repro reference"  # marks a folder this command wrote (see harness.reference.write)
 STYLESHEET = "style.css"
 
@@ -62,8 +64,7 @@ def page(title: str, body: Html, *, description: str, here: str = "") -> Html:
                 tag("li", link(text, href, aria_current="page" if href == here else None))
                 for text, href in (
                     ("Overview", "index.html"),
-                    ("Juju bug 2021891", "bug-2021891.html"),
-                    ("Juju bug 1830745", "bug-1830745.html"),
+                    *((f"Juju bug {seed.number}", seed.page) for seed in SEEDS),
                 )
             ),
         ),
