@@ -20,9 +20,11 @@ from harness.cli import main as cli
 from harness.common.versions import JujuVersion
 from harness.evidence.write import write_bundle
 from harness.reference.model import matrix
+from harness.reference.observed import gather
 from harness.reference.seeds import SEEDS
 from harness.reference.sequence import for_unit
 from harness.reference.site import site_files
+from harness.reference.write import write_site
 
 SEED_DATA = Path(__file__).resolve().parent.parent / "data" / "seeds"
 NOT_OBSERVED = "From source, not yet observed"
@@ -269,9 +271,21 @@ def test_a_finished_live_run_makes_its_cell_observed_with_where_and_when(
     ],
 )
 def test_the_twin_a_rehearsal_and_unfinished_runs_never_count_as_observed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], changes: dict[str, object], reason: str
+    tmp_path: Path, changes: dict[str, object], reason: str
 ) -> None:
     _bundle(tmp_path, "b", **changes)
+
+    gathered = gather([tmp_path / "evidence"])
+
+    assert gathered.runs == ()
+    (aside,) = gathered.set_aside
+    assert reason in aside.reason
+
+
+def test_a_twin_bundle_leaves_every_cell_from_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _bundle(tmp_path, "b", backend="twin", simulated=True)
     out = tmp_path / "site"
 
     code, stdout, err = repro(
@@ -280,7 +294,8 @@ def test_the_twin_a_rehearsal_and_unfinished_runs_never_count_as_observed(
 
     assert code == 0, err
     assert "0 live runs folded in" in stdout
-    assert reason in err
+    assert "not counted as observed" in err
+    assert "simulated" in err
     assert not list(out.glob("evidence-*.html"))
     assert "Observed on Juju 3.6.12" not in (out / "index.html").read_text()
 
@@ -291,8 +306,6 @@ def test_a_bundle_marked_as_a_rehearsal_never_counts(tmp_path: Path) -> None:
     bundle.write_text(
         bundle.read_text().replace('"backend": "live"', '"backend": "live", "rehearsal": true')
     )
-    from harness.reference.observed import gather
-
     gathered = gather([tmp_path / "evidence"])
     assert gathered.runs == ()
     assert "rehearsal" in gathered.set_aside[0].reason
@@ -322,17 +335,23 @@ def test_the_same_catalogue_gives_the_same_bytes(
 
 
 def test_a_previous_site_is_replaced_whole_and_nothing_is_left_beside_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, site: dict[str, str]
 ) -> None:
     out = tmp_path / "site"
-    assert repro(capsys, "reference", "--out", str(out))[0] == 0
+    files = {"index.html": site["index.html"].encode(), "img/a.svg": b"<svg/>"}
+    write_site(out, files)
     (out / "stale.html").write_text("old")
 
-    assert repro(capsys, "reference", "--out", str(out))[0] == 0
+    write_site(out, files)
 
-    assert not (out / "stale.html").exists()
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == [
+        "img",
+        "img/a.svg",
+        "index.html",
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
     assert os.stat(out).st_mode & 0o755 == 0o755
+    assert os.stat(out / "img").st_mode & 0o755 == 0o755
 
 
 def _one_line(code: int, err: str, *words: str) -> None:
