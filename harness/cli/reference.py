@@ -6,10 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness.cli.arguments import Subparsers
 
 
-def add_parsers(sub: argparse._SubParsersAction[Any]) -> None:
+def add_parsers(sub: Subparsers) -> None:
     p = sub.add_parser(
         "reference", help="write the lifecycle reference (a static site) from the catalogue"
     )

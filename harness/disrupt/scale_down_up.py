@@ -8,11 +8,12 @@ from typing import ClassVar
 
 from harness.common.errors import HarnessError
 from harness.common.observations import PodIdentity, Step
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.steps import WAIT_TIMEOUT, describe_pods, timed, waited_step
 from harness.lab.ports import Lab
 from harness.lab.waiting import Waited, wait_for
 from harness.observe.settle import pod_ready
+from harness.scenario.scenarios import Target
 
 log = logging.getLogger(__name__)
 

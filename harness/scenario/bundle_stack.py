@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError, UnknownName, unknown
-from harness.disrupt.base import NAMES, Target
 from harness.lab.ports import AppSpec
-from harness.scenario.bundle_spec import BundleApp, BundleSpec
+from harness.scenario.bundle.model import BundleApp, BundleSpec
 from harness.scenario.charm_meta import (
     CHARM_CONTAINER,
     CharmMeta,
@@ -26,7 +26,7 @@ from harness.scenario.charm_meta import (
     read_charmhub,
     read_local,
 )
-from harness.scenario.scenarios import Scenario
+from harness.scenario.scenarios import Scenario, Target
 from harness.scenario.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack, WatchedPath
 from harness.scenario.watch import parse_watch, watched_path
 

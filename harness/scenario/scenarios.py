@@ -4,9 +4,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import unknown
-from harness.disrupt.base import Target
 from harness.scenario.stack import PROBE, ROUTER
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a disruption acts on: units of one application (all of them when empty)."""
+
+    app: str
+    units: tuple[str, ...] = ()
+    container: str | None = None  # for container-restart
+    signal: str | None = None  # for container-restart: TERM (default), KILL or OOM
+    # For pod template changes: also delete every pod at once, so that for a moment the
+    # application has zero running pods (the race of Juju bug 1830745).
+    zero_pods: bool = False
+    resource: str | None = None  # for resource-refresh: "name=image-reference"
 
 
 @dataclass(frozen=True)
@@ -102,6 +116,4 @@ def scenario(name: str) -> Scenario:
     derived = disruption_scenario(name)
     if derived is not None:
         return derived
-    from harness.disrupt.base import NAMES
-
     raise unknown("scenario or disruption", name, (*NAMES, *(s.name for s in SCENARIOS)))

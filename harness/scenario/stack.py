@@ -10,7 +10,7 @@ from harness.catalogue.model import Layer
 from harness.lab.ports import AppSpec
 
 if TYPE_CHECKING:
-    from harness.scenario.bundle_spec import BundleSpec
+    from harness.scenario.bundle.model import BundleSpec
     from harness.scenario.charm_meta import CharmMeta
 
 MYSQL = "mysql-k8s"

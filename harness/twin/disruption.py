@@ -39,9 +39,9 @@ from typing import Any
 
 from ops import testing
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.versions import JujuVersion
-from harness.disrupt.base import NAMES
 from harness.scenario.charm_assumes import simulated_refusal
 from harness.twin import compat
 from harness.twin.disruption_run import DisruptionRun

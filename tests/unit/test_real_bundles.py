@@ -16,7 +16,7 @@ from test_bundle_run import charmhub, forbid_deploying, repro
 from harness.common.errors import HarnessError
 from harness.evidence.bundle import read_bundle, schema_errors
 from harness.evidence.model import Evidence
-from harness.scenario.bundle_spec import load_bundle
+from harness.scenario.bundle.load import load_bundle
 
 DATA = Path(__file__).parents[1] / "data" / "bundles"
 

@@ -27,12 +27,16 @@ from harness.common.errors import HarnessError, WaitTimeout
 from harness.common.findings import Finding
 from harness.common.observations import JournalEntry, Snapshot, Step, UnitStatus
 from harness.common.versions import Versions
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.node_restart import NodeRestart
 from harness.lab.ports import ActionResult, Lab
 from harness.live.microk8s import MicroK8sNode
-from harness.run.scenario import deploy_commands, in_window, one_line, plan, run_scenario
-from harness.scenario.scenarios import scenario
+from harness.run.hooks import in_window
+from harness.run.plan import plan
+from harness.run.reproduce import deploy_commands
+from harness.run.result import one_line
+from harness.run.scenario import run_scenario
+from harness.scenario.scenarios import Target, scenario
 from harness.scenario.stack import default_stack
 
 T0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc)

@@ -15,8 +15,8 @@ import pytest
 from ops import testing
 from samples import load_sample
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError
-from harness.disrupt.base import NAMES
 from harness.observe.debug_log import hook_names, parse_lines
 from harness.twin import CharmHookError, Image, run_disruption
 from harness.twin.disruption import REFUSED
