@@ -37,11 +37,15 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
+    from harness.common.counts import counted
     from harness.evidence.matrix import find_bundles, read_bundles, render_matrix
 
     good, bad = read_bundles(find_bundles(args.bundles))
     write_document(sys.stdout, render_matrix(good, bad))
     if bad and args.strict:
-        print(f"repro: {len(bad)} unreadable bundles (listed under the table)", file=sys.stderr)
+        print(
+            f"repro: {counted(len(bad), 'unreadable bundle')} (listed under the table)",
+            file=sys.stderr,
+        )
         return 1
     return 0
