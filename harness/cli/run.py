@@ -153,6 +153,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         lambda interruption: deploy_and_run(
             options, backend, chosen, stack, folder, juju, interruption=interruption
         ),
+        options,
     )
 
 
@@ -224,6 +225,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
         backend,
         run.stack,
         lambda interruption: start(options, backend, run, folder, version, interruption),
+        options,
     )
 
 
@@ -314,6 +316,16 @@ def _probe_charm(options: RunOptions, backend: str) -> str:
     )
 
 
+def _twin_version(options: RunOptions, backend: str) -> str | None:
+    """The Juju version the twin simulates (as the launcher picks it), None live."""
+    if backend != "twin":
+        return None
+    from harness.run.launch import TWIN_JUJU
+
+    juju = parse_juju_option(options.juju)
+    return str(juju) if juju else TWIN_JUJU
+
+
 # --- running under an interruption handler --------------------------------------------------
 
 SCENARIO_RUNTIME_LOGGER = "ops-scenario.runtime"
@@ -350,6 +362,7 @@ def _execute(
     backend: str,
     stack: Stack,
     start: Callable[[Interruption], Coroutine[Any, Any, RunResult]],
+    options: RunOptions,
 ) -> int:
     """Run under an interruption handler; a run that stops early still leaves its bundle."""
     from harness.common.interrupt import Interruption, RunInterrupted
@@ -361,7 +374,7 @@ def _execute(
     except BaseException as exc:
         signal_name = interruption.signal_name
         if not (folder / "bundle.json").exists():
-            _unfinished_bundle(folder, scenario, backend, stack, exc, signal_name)
+            _unfinished_bundle(folder, scenario, backend, stack, options, exc, signal_name)
         if (folder / "bundle.json").exists():
             print(folder, flush=True)
         if signal_name and type(exc) is KeyboardInterrupt and not str(exc):
@@ -379,6 +392,7 @@ def _unfinished_bundle(
     scenario: Scenario,
     backend: str,
     stack: Stack,
+    options: RunOptions,
     exc: BaseException,
     signal_name: str | None = None,
 ) -> None:
@@ -386,7 +400,12 @@ def _unfinished_bundle(
     from harness.common.interrupt import describe
     from harness.evidence.model import Evidence
     from harness.evidence.write import write_bundle
-    from harness.run.reproduce import deploy_commands, portable_commands, user_bundle
+    from harness.run.reproduce import (
+        deploy_commands,
+        portable_commands,
+        repro_command,
+        user_bundle,
+    )
     from harness.run.result import one_line
 
     interrupted = isinstance(exc, KeyboardInterrupt)
@@ -397,7 +416,10 @@ def _unfinished_bundle(
         scenario.name,
         "twin" if backend == "twin" else "live",
         backend == "twin",
-        portable_commands(deploy_commands(stack), stack),
+        (
+            repro_command(scenario, backend, _twin_version(options, backend), stack, options),
+            *portable_commands(deploy_commands(stack), stack),
+        ),
         error,
         disruption=scenario.disruption,
         interrupted=interrupted,

@@ -434,6 +434,12 @@ def render_report(evidence: Evidence) -> str:
     if e.bundle is not None:
         lines += e.bundle.report_lines()
     lines += ["", "## Reproduce", ""]
+    if e.bundle is not None and e.commands:
+        lines += [
+            f"From the folder that holds {md.code(e.bundle.file)} (the file is below): "
+            "the paths are named from there.",
+            "",
+        ]
     if e.commands:
         lines += md.fenced(e.commands)
     else:

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from harness.twin.charms import CharmSource
 
 
+TWIN_JUJU = "3.6"
+"""The Juju version the twin simulates when ``--juju`` is not given."""
+
+
 async def deploy_and_run(
     options: RunOptions,
     backend: str,
@@ -54,10 +58,12 @@ async def deploy_and_run(
             what = f"bundle {stack.bundle.path.name}" if stack.bundle else "the stack"
             print(f"deploying {what}", flush=True)
             await deploy_stack(lab, stack)
-            return await run_scenario(lab, scenario, stack, folder, interruption=interruption)
+            return await run_scenario(
+                lab, scenario, stack, folder, interruption=interruption, options=options
+            )
     from harness.twin import make_lab
 
-    version = str(juju) if juju else "3.6"
+    version = str(juju) if juju else TWIN_JUJU
     # A probe charm directory given on the command line is the code the twin runs.
     given = Path(options.probe_charm) if options.probe_charm else None
     lab = make_lab(
@@ -77,4 +83,5 @@ async def deploy_and_run(
         juju_version=version,
         interruption=interruption,
         ran_by=ran_by,
+        options=options,
     )

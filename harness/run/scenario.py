@@ -29,6 +29,7 @@ from harness.evidence.write import write_bundle
 from harness.lab.ports import Lab
 from harness.live.signals import Interrupted
 from harness.run.hooks import collect_log_hooks, journal_hooks
+from harness.run.options import RunOptions
 from harness.run.reproduce import (
     applied_targets,
     deploy_commands,
@@ -208,11 +209,13 @@ async def run_scenario(
     progress: Progress = print,
     ran_by: Mapping[str, str] | None = None,
     interruption: Interruption | None = None,
+    options: RunOptions | None = None,
 ) -> RunResult:
     """Run ``scenario`` on a deployed ``stack`` and write its bundle into ``evidence_dir``.
 
     ``juju_version`` overrides the detected version for the catalogue (the twin's simulated
-    version). The bundle is written even when a step raises; the exception is re-raised.
+    version); ``options`` (``repro run``'s) go into the report's Reproduce command. The
+    bundle is written even when a step raises; the exception is re-raised.
     An ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
     so and RunInterrupted is raised. A folder that cannot be written gives way to a fallback
     folder, named in the progress and in ``RunResult.folder``.
@@ -227,7 +230,7 @@ async def run_scenario(
         interruption=interruption,
     )
     try:
-        await _run(got, lab, scenario, stack, juju_version, progress)
+        await _run(got, lab, scenario, stack, juju_version, progress, options)
         got.enter("writing the evidence")
     except BaseException as exc:
         error, interrupted = got.failure(exc)
@@ -314,6 +317,7 @@ async def _run(
     stack: Stack,
     juju_version: str | None,
     progress: Progress,
+    options: RunOptions | None = None,
 ) -> None:
     from harness.catalogue import load
     from harness.disrupt import get
@@ -337,13 +341,9 @@ async def _run(
             disruption_lines = disruption_commands(
                 scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
             )
-        got.commands = portable_commands(
-            (
-                repro_command(scenario, lab.backend, got.juju, stack),
-                *deploy_commands(stack, juju),
-                *disruption_lines,
-            ),
-            stack,
+        got.commands = (
+            repro_command(scenario, lab.backend, got.juju, stack, options),
+            *portable_commands((*deploy_commands(stack, juju), *disruption_lines), stack),
         )
         # Look the expectation up before disrupting anything: an unknown entry fails early.
         target_container = next((t.container for t in scenario.targets if t.container), None)

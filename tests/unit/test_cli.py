@@ -1153,7 +1153,7 @@ def test_run_live_connects_deploys_and_runs(
         # Juju's defaults on a model it creates, unless told to inherit model-defaults
         ("connect", "bug-model", True, "auto", not inherit),
         ("deploy", True, str(charm)),
-        ("run", "lp2021891-pod-delete", ["interruption"]),
+        ("run", "lp2021891-pod-delete", ["interruption", "options"]),
     ]
     lines = out.splitlines()
     assert lines[0] == "backend: live (a Juju controller is reachable)"
