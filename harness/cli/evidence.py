@@ -26,11 +26,12 @@ def add_parsers(sub: Subparsers) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.evidence.bundle import read_bundle, to_json
+    from harness.evidence.bundle import read_bundle, redact, to_json
     from harness.evidence.report import render_report
     from harness.evidence.svg import render_svg
 
-    evidence = read_bundle(args.bundle)
+    # Redacted again: a bundle written before options were redacted still has the values.
+    evidence = redact(read_bundle(args.bundle))
     render = {"md": render_report, "svg": render_svg, "json": to_json}[args.format]
     write_document(sys.stdout, render(evidence))
     return 0

@@ -76,6 +76,14 @@ def add_parsers(sub: Subparsers) -> None:
         "--no-probe", action="store_true", help="do not add the probe observer to the bundle"
     )
     p.add_argument(
+        "--redact",
+        action="append",
+        metavar="KEY",
+        help="never show the value of this config option or relation data key in the "
+        "evidence or the plan, only its digest (repeatable; keys that look secret and "
+        "options of type secret are always redacted)",
+    )
+    p.add_argument(
         "--juju-driver",
         choices=("auto", "libjuju", "jubilant"),
         default="auto",
@@ -127,7 +135,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         check_evidence_root(options.evidence_dir)
     backend, announcement = _choose_backend(options.backend, options.dry_run)
     print(announcement, flush=True)
-    stack = default_stack(_probe_charm(options, backend))
+    stack = replace(default_stack(_probe_charm(options, backend)), redact=options.redact)
     chosen = _targets_for(chosen, options.app, stack.app_names)
     if backend == "live" and options.juju:
         print("note: --juju is ignored on live: the controller's version decides", flush=True)
@@ -380,11 +388,24 @@ def _execute(
         if signal_name and type(exc) is KeyboardInterrupt and not str(exc):
             # A second signal stops at once with a bare KeyboardInterrupt: name the signal.
             raise RunInterrupted(signal_name, "start-up (connecting and deploying)") from exc
+        _raise_without_secrets(exc, stack)
         raise
     print(result.folder, flush=True)
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
+
+
+def _raise_without_secrets(exc: BaseException, stack: Stack) -> None:
+    """An error that quotes a secret option (a failed `juju deploy --config ...`) goes to the
+    terminal with the value redacted, as the bundle has it."""
+    from harness.common.redact import scrub
+    from harness.run.result import one_line
+    from harness.scenario.secrets import secret_values
+
+    values = secret_values(stack)
+    if isinstance(exc, Exception) and scrub(str(exc), values) != str(exc):
+        raise HarnessError(scrub(one_line(exc), values)) from None
 
 
 def _unfinished_bundle(
@@ -407,6 +428,7 @@ def _unfinished_bundle(
         user_bundle,
     )
     from harness.run.result import one_line
+    from harness.scenario.secrets import secret_values
 
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
@@ -425,6 +447,11 @@ def _unfinished_bundle(
         interrupted=interrupted,
     )
     # A user's bundle is named even when deploying it failed.
-    evidence = replace(evidence, bundle=user_bundle(stack, scenario.targets[0].app, None))
+    evidence = replace(
+        evidence,
+        bundle=user_bundle(stack, scenario.targets[0].app, None),
+        redact=stack.redact,
+        secrets=secret_values(stack),
+    )
     with contextlib.suppress(OSError):
         write_bundle(evidence, folder)

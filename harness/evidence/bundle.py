@@ -2,14 +2,15 @@
 
 ``bundle.json`` is deterministic (sorted keys, snapshot collections in a stable order) so the
 same twin run gives byte-identical files, and it validates against ``schema.json`` shipped
-beside this module. The writer redacts secret-looking databag values as a last line of
-defence: the verdict and observers should already have done it.
+beside this module. The writer redacts secrets as a last line of defence (``redact``):
+secret-looking databag values (the verdict and observers should already have done it), and
+a user's secret options wherever they turn up.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from importlib import resources
@@ -31,7 +32,13 @@ from harness.common.observations import (
     Step,
     UnitStatus,
 )
-from harness.common.redact import REDACTED_PREFIX, looks_secret, redacted
+from harness.common.redact import (
+    REDACTED_PREFIX,
+    looks_secret,
+    redact_options,
+    redacted,
+    scrub,
+)
 from harness.common.versions import CharmVersion, Versions
 from harness.evidence.model import (
     BUNDLE_FILE,
@@ -43,59 +50,94 @@ from harness.evidence.user_bundle import UserBundle
 # --- redaction -------------------------------------------------------------------------
 
 
-def _secret_values(snapshots: Iterable[Snapshot | None]) -> set[str]:
+def _secret_values(
+    snapshots: Iterable[Snapshot | None], secret: Callable[[str], bool]
+) -> set[str]:
     found: set[str] = set()
     for snapshot in snapshots:
         for bag in snapshot.relations if snapshot else ():
             for key, value in bag.data.items():
-                # Very short values would redact unrelated text ("1", "ok"); skip them.
-                if looks_secret(key) and len(value) >= 4 and not value.startswith(REDACTED_PREFIX):
+                if secret(key) and not value.startswith(REDACTED_PREFIX):
                     found.add(value)
     return found
 
 
-def _redact_text(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, redacted(secret))
-    return text
-
-
-def _redact_snapshot(snapshot: Snapshot | None) -> Snapshot | None:
+def _redact_snapshot(
+    snapshot: Snapshot | None, secret: Callable[[str], bool], values: Sequence[str]
+) -> Snapshot | None:
     if snapshot is None:
         return None
-    bags = tuple(
-        replace(
-            bag,
-            data={k: (redacted(v) if looks_secret(k) else v) for k, v in bag.data.items()},
-        )
-        for bag in snapshot.relations
+
+    def data(bag: Mapping[str, str]) -> dict[str, str]:
+        return {k: redacted(v) if secret(k) else scrub(v, values) for k, v in bag.items()}
+
+    return replace(
+        snapshot,
+        relations=tuple(replace(bag, data=data(bag.data)) for bag in snapshot.relations),
+        journal=tuple(replace(j, databags=data(j.databags)) for j in snapshot.journal),
+        statuses=tuple(
+            replace(s, workload_message=scrub(s.workload_message, values))
+            for s in snapshot.statuses
+        ),
+        files=tuple(
+            replace(f, reason=scrub(f.reason, values)) if f.reason else f for f in snapshot.files
+        ),
     )
-    return replace(snapshot, relations=bags)
+
+
+def _redact_user_bundle(
+    bundle: UserBundle | None, secret: Callable[[str], bool], values: Sequence[str]
+) -> UserBundle | None:
+    """The file with each secret option's value redacted in place (again: a bundle written
+    before options were redacted still has them), then any copy of a secret value."""
+    if bundle is None:
+        return None
+    hidden = {(h.app, h.key) for h in bundle.hidden}
+    text = redact_options(bundle.text, lambda app, key: (app, key) in hidden or secret(key))
+    return replace(
+        bundle,
+        text=scrub(text, values),
+        notes=tuple(scrub(n, values) for n in bundle.notes),
+        deploy=scrub(bundle.deploy, values),
+    )
 
 
 def redact(evidence: Evidence) -> Evidence:
-    """Redact secret-looking databag values, and those values wherever else they appear."""
-    # Longest first so a secret that contains another is replaced whole.
-    secrets = sorted(_secret_values((evidence.before, evidence.after)), key=len, reverse=True)
+    """The evidence as it may be written or shown: no secret in cleartext.
+
+    Relation data under a secret-looking key, or a key the user named (``--redact``), is
+    shown by digest; the run's secret options (``Evidence.secrets``) and those relation
+    values are redacted wherever else they appear as text (a charm may copy them into other
+    keys, its status, a finding); the user's bundle file has each secret option's value
+    redacted in place.
+    """
+    named = set(evidence.redact)
+
+    def secret(key: str) -> bool:
+        return looks_secret(key) or key in named
+
+    found = _secret_values((evidence.before, evidence.after), secret)
+    values = sorted(found | set(evidence.secrets))
     findings = tuple(
         replace(
             f,
-            expected=_redact_text(f.expected, secrets),
-            observed=_redact_text(f.observed, secrets),
-            detail=_redact_text(f.detail, secrets),
+            expected=scrub(f.expected, values),
+            observed=scrub(f.observed, values),
+            detail=scrub(f.detail, values),
         )
         for f in evidence.findings
     )
-    hooks = tuple(replace(h, detail=_redact_text(h.detail, secrets)) for h in evidence.hooks)
-    error = _redact_text(evidence.error, secrets) if evidence.error else evidence.error
     return replace(
         evidence,
-        before=_redact_snapshot(evidence.before),
-        after=_redact_snapshot(evidence.after),
+        before=_redact_snapshot(evidence.before, secret, values),
+        after=_redact_snapshot(evidence.after, secret, values),
         findings=findings,
-        hooks=hooks,
-        error=error,
+        hooks=tuple(replace(h, detail=scrub(h.detail, values)) for h in evidence.hooks),
+        steps=tuple(replace(s, detail=scrub(s.detail, values)) for s in evidence.steps),
+        commands=tuple(scrub(c, values) for c in evidence.commands),
+        error=scrub(evidence.error, values) if evidence.error else evidence.error,
+        bundle=_redact_user_bundle(evidence.bundle, secret, values),
+        secrets=(),
     )
 
 
@@ -296,6 +338,8 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
     }
     if e.bundle is not None:  # additive: bundles from the default stack do not carry it
         data["bundle"] = e.bundle.to_json()
+    if e.redact:  # additive: only runs given --redact carry it
+        data["redact"] = list(e.redact)
     return data
 
 
@@ -453,6 +497,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         error=raw.get("error"),
         bundle=UserBundle.from_json(raw["bundle"]) if raw.get("bundle") else None,
         interrupted=bool(raw.get("interrupted", False)),
+        redact=tuple(str(k) for k in raw.get("redact", ())),
     )
 
 

@@ -7,7 +7,7 @@ each a view of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.common.findings import Finding, Verdict
 from harness.common.observations import (
@@ -53,6 +53,10 @@ class Evidence:
     interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says during what)
     branch: str = ""  # the catalogue branch each unit was judged against, and why
     disruption_detail: str = ""  # the disruption's parameters (container, signal)
+    redact: tuple[str, ...] = ()  # keys the user named secret (repro run --redact)
+    # The cleartext of the run's secret options: the writer hides them wherever they turn
+    # up (harness.evidence.bundle.redact). Never written, never shown.
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def complete(self) -> bool:

@@ -1,7 +1,9 @@
 """The user's Juju bundle a run deployed, as the evidence records it (``bundle`` in bundle.json).
 
-The exact file text and its sha256 are kept, so the report can say what was deployed and a
-reader can deploy the same thing; each application says what ran it (on the twin: the real
+The file text and its sha256 are kept, so the report can say what was deployed and a reader
+can deploy the same thing, but for the value of each secret option: replaced in the text by
+its redacted digest and listed in ``hidden`` (the sha256 is the original file's); each
+application says what ran it (on the twin: the real
 charm code or a generic SIMULATED stand-in; live: the charm itself), and whether the probe
 observer was there.
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from harness.common.redact import HiddenOption
 
 # What ran an application's hooks.
 REAL = "real charm code"
@@ -33,6 +37,8 @@ class UserBundle:
     watched: tuple[tuple[str, str, str, str, str], ...] = ()
     # What Juju ignores in the file, or does with it and the harness did not.
     notes: tuple[str, ...] = ()
+    # Options whose values the text shows redacted (harness.common.redact).
+    hidden: tuple[HiddenOption, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +55,16 @@ class UserBundle:
                 for a, c, p, la, j in self.watched
             ],
             "notes": list(self.notes),
+            **(
+                {
+                    "redacted": [
+                        {"app": h.app, "key": h.key, "why": h.why, "digest": h.digest}
+                        for h in self.hidden
+                    ]
+                }
+                if self.hidden
+                else {}
+            ),
         }
 
     @classmethod
@@ -73,6 +89,10 @@ class UserBundle:
                 for w in raw.get("watched", ())
             ),
             notes=tuple(str(n) for n in raw.get("notes", ())),
+            hidden=tuple(
+                HiddenOption(str(h["app"]), str(h["key"]), str(h["why"]), str(h["digest"]))
+                for h in raw.get("redacted", ())
+            ),
         )
 
     def report_lines(self) -> list[str]:
@@ -97,6 +117,21 @@ class UserBundle:
         if self.notes:
             lines += ["", "Not as `juju deploy` of the file would be:", ""]
             lines += [f"- {note}" for note in self.notes]
+        if self.hidden:
+            lines += [
+                "",
+                "Secret options, shown redacted everywhere in this evidence as "
+                "`<redacted sha256:…>` (the first digits of the value's sha256: the same value "
+                "gives the same digits in every run). Put your own values back in the file "
+                "below before you deploy it:",
+                "",
+                "| application | option | why | sha256 |",
+                "| --- | --- | --- | --- |",
+            ]
+            lines += [
+                f"| {h.app} | `{h.key}` | {h.why} | `{h.digest.removeprefix('sha256:')[:8]}` |"
+                for h in self.hidden
+            ]
         lines += ["", "| application | ran by |", "| --- | --- |"]
         lines += [f"| {app} | {ran_by} |" for app, ran_by in self.runs]
         if self.watched:

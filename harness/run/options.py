@@ -33,6 +33,7 @@ class RunOptions:
     no_probe: bool
     juju_driver: str
     inherit_model_config: bool
+    redact: tuple[str, ...] = ()  # keys whose values the evidence never shows
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
@@ -54,4 +55,5 @@ class RunOptions:
             no_probe=bool(args.no_probe),
             juju_driver=str(args.juju_driver),
             inherit_model_config=bool(args.inherit_model_config),
+            redact=tuple(args.redact or ()),
         )

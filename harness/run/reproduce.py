@@ -12,11 +12,13 @@ import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from harness.common.redact import redact_options, redacted
 from harness.common.versions import JujuVersion
 from harness.disrupt.base import Disruption
 from harness.evidence.user_bundle import UserBundle
 from harness.run.options import RunOptions
 from harness.scenario.scenarios import Scenario, Target
+from harness.scenario.secrets import secret_options, why_secret
 from harness.scenario.stack import PROBE, Stack, WatchedPath
 
 
@@ -27,7 +29,7 @@ def deploy_commands(
 
     A stack built from a user's bundle is given as ``juju deploy`` of that bundle file, then
     the apps and relations the harness adds (the probe observer); with ``as_bundle=False``,
-    app by app, as the harness deploys it.
+    app by app, as the harness deploys it, a secret option's value shown redacted.
     """
     lines = []
     bundled: set[str] = set()
@@ -56,7 +58,8 @@ def deploy_commands(
         for key, value in sorted(spec.storage.items()):
             parts += ["--storage", f"{key}={value}"]
         for key, value in sorted(spec.config.items()):
-            parts += ["--config", f"{key}={value}"]
+            secret = why_secret(stack, spec.app, key) is not None
+            parts += ["--config", shlex.quote(f"{key}={redacted(value) if secret else value}")]
         for key, value in sorted(spec.resources.items()):
             parts += ["--resource", f"{key}={value}"]
         lines.append(" ".join(parts))
@@ -104,6 +107,8 @@ def repro_command(
     args += ["--backend", backend]
     if juju and backend == "twin":
         args += ["--juju", juju]
+    for key in stack.redact if stack is not None else ():
+        args += ["--redact", key]
     if backend == "live" and options is not None:
         if options.juju_driver != "auto":
             args += ["--juju-driver", options.juju_driver]
@@ -270,7 +275,8 @@ def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> Use
         name=bundle.label,
         file=bundle.path.name,
         digest=bundle.digest,
-        text=bundle.text,
+        text=redact_options(bundle.text, lambda a, k: why_secret(stack, a, k) is not None),
+        hidden=tuple(option.hidden for option in secret_options(stack)),
         app=app,
         probe=stack.has_probe,
         runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),

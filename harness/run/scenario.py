@@ -20,6 +20,7 @@ from harness.common.errors import HarnessError
 from harness.common.findings import Finding
 from harness.common.interrupt import Interruption, RunInterrupted, describe
 from harness.common.observations import HookRecord, Snapshot, Step
+from harness.common.redact import scrub
 from harness.common.times import duration, format_duration
 from harness.common.versions import JujuVersion, Versions
 from harness.evidence.folders import fallback_folder, folder_for_new_bundle
@@ -41,6 +42,7 @@ from harness.run.reproduce import (
 )
 from harness.run.result import RunResult, one_line
 from harness.scenario.scenarios import Scenario
+from harness.scenario.secrets import secret_values
 from harness.scenario.stack import Stack
 
 if TYPE_CHECKING:
@@ -67,6 +69,8 @@ class _Gathered:
     findings: tuple[Finding, ...] = ()
     commands: tuple[str, ...] = ()
     bundle: UserBundle | None = None
+    redact: tuple[str, ...] = ()  # keys the user named secret
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # values never to show
     stage: str = "start-up"
     interruption: Interruption | None = None
     window_start: datetime | None = None  # set once the disruption is about to begin
@@ -138,6 +142,8 @@ class _Gathered:
             error=error,
             bundle=self.bundle,
             interrupted=interrupted,
+            redact=self.redact,
+            secrets=self.secrets,
         )
 
 
@@ -227,6 +233,8 @@ async def run_scenario(
         scenario,
         lab,
         bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
+        redact=stack.redact,
+        secrets=secret_values(stack),
         interruption=interruption,
     )
     try:
@@ -242,6 +250,7 @@ async def run_scenario(
         stop = None
         if not (interrupted or stopping):
             stop = await _hooks_after_failure(got, lab, progress)
+        error = scrub(error, got.secrets)  # it goes to the terminal too
         written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
         progress(f"the run stopped early ({error}); evidence so far: {written}")
         if stop is not None:  # Ctrl-C while reading them: the bundle is written; stop now
