@@ -26,7 +26,8 @@ def add_parsers(sub: Subparsers) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.evidence.bundle import read_bundle, redact, to_json
+    from harness.evidence.bundle import read_bundle, to_json
+    from harness.evidence.redaction import redact
     from harness.evidence.report import render_report
     from harness.evidence.svg import render_svg
 

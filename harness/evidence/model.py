@@ -55,7 +55,7 @@ class Evidence:
     disruption_detail: str = ""  # the disruption's parameters (container, signal)
     redact: tuple[str, ...] = ()  # keys the user named secret (repro run --redact)
     # The cleartext of the run's secret options: the writer hides them wherever they turn
-    # up (harness.evidence.bundle.redact). Never written, never shown.
+    # up (harness.evidence.redaction.redact). Never written, never shown.
     secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property

@@ -11,13 +11,14 @@ import os
 import tempfile
 from pathlib import Path
 
-from harness.evidence.bundle import redact, to_json
+from harness.evidence.bundle import to_json
 from harness.evidence.model import (
     BUNDLE_FILE,
     REPORT_FILE,
     TIMELINE_FILE,
     Evidence,
 )
+from harness.evidence.redaction import redact
 from harness.evidence.report import render_report
 from harness.evidence.svg import render_svg
 
