@@ -1,8 +1,8 @@
 """The evidence of one run as a value, and the names of the files it is written to.
 
 ``Evidence`` is what a run hands the writers: bundle.json (``harness.evidence.bundle``),
-report.md (``harness.evidence.report``) and timeline.svg (``harness.evidence.svg``),
-each a view of it.
+report.md and report.txt (``harness.evidence.report``) and timeline.svg
+(``harness.evidence.svg``), each a view of it.
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ BUNDLE_FILE = "bundle.json"
 
 
 REPORT_FILE = "report.md"
+
+
+TEXT_REPORT_FILE = "report.txt"  # the same report as plain text, for Launchpad
 
 
 TIMELINE_FILE = "timeline.svg"

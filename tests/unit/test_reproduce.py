@@ -115,7 +115,7 @@ def test_the_reproduce_command_of_a_twin_bundle_run_reproduces_it(
     assert "--no-probe" in words
     assert str(tmp_path) not in line  # no path of this machine
     report = (first / "report.md").read_text("utf-8")
-    assert "From the folder that holds `bundle.yaml`" in report
+    assert "names its paths from the folder that holds `bundle.yaml`" in report
 
     # Run it as a reader would, from the folder the report names.
     monkeypatch.chdir(project)

@@ -147,7 +147,12 @@ def test_a_bundles_secrets_are_in_no_evidence_file_and_on_no_terminal(tmp_path: 
     assert done.returncode == 0, done.stderr
     folder = Path(done.stdout.splitlines()[-1])
     files = {str(p): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    assert {Path(p).name for p in files} >= {"bundle.json", "report.md", "timeline.svg"}
+    assert {Path(p).name for p in files} >= {
+        "bundle.json",
+        "report.md",
+        "report.txt",
+        "timeline.svg",
+    }
     assert leaks({**files, "stdout": done.stdout.encode(), "stderr": done.stderr.encode()}) == []
 
     # What is kept: which option was hidden, why, and a digest to compare runs by.
@@ -212,7 +217,7 @@ def test_an_earlier_bundle_is_redacted_again_when_rendered(tmp_path: Path, key: 
     )
     (tmp_path / "bundle.json").write_text(to_json(old), "utf-8")  # as an old writer did
 
-    for form in ("md", "json", "svg"):
+    for form in ("md", "text", "json", "svg"):
         done = repro("report", str(tmp_path), "--format", form, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert PASSWORD not in done.stdout
