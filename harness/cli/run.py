@@ -423,6 +423,7 @@ def _unfinished_bundle(
     from harness.evidence.write import write_bundle
     from harness.run.reproduce import (
         deploy_commands,
+        disrupted_apps,
         portable_commands,
         repro_command,
         user_bundle,
@@ -445,6 +446,7 @@ def _unfinished_bundle(
         error,
         disruption=scenario.disruption,
         interrupted=interrupted,
+        disrupted=disrupted_apps(scenario, stack),
     )
     # A user's bundle is named even when deploying it failed.
     evidence = replace(

@@ -236,6 +236,8 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
         data["bundle"] = e.bundle.to_json()
     if e.redact:  # additive: only runs given --redact carry it
         data["redact"] = list(e.redact)
+    if e.disrupted:  # additive: bundles written before it do not carry it
+        data["disrupted"] = list(e.disrupted)
     return data
 
 
@@ -394,6 +396,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         bundle=UserBundle.from_json(raw["bundle"]) if raw.get("bundle") else None,
         interrupted=bool(raw.get("interrupted", False)),
         redact=tuple(str(k) for k in raw.get("redact", ())),
+        disrupted=tuple(str(a) for a in raw.get("disrupted", ())),
     )
 
 

@@ -57,6 +57,7 @@ class Evidence:
     branch: str = ""  # the catalogue branch each unit was judged against, and why
     disruption_detail: str = ""  # the disruption's parameters (container, signal)
     redact: tuple[str, ...] = ()  # keys the user named secret (repro run --redact)
+    disrupted: tuple[str, ...] = ()  # the applications the disruption was applied to
     # The cleartext of the run's secret options: the writer hides them wherever they turn
     # up (harness.evidence.redaction.redact). Never written, never shown.
     secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -77,6 +78,7 @@ class Evidence:
         *,
         disruption: str | None = None,
         interrupted: bool = False,
+        disrupted: tuple[str, ...] = (),
     ) -> Evidence:
         """The evidence of a run that stopped before its scenario began (deploying)."""
         return cls(
@@ -93,6 +95,7 @@ class Evidence:
             disruption=disruption,
             error=error,
             interrupted=interrupted,
+            disrupted=disrupted,
         )
 
     def count(self, verdict: Verdict) -> int:

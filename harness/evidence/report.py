@@ -90,9 +90,24 @@ def _or_unknown(value: object) -> str:
 
 
 def title(evidence: Evidence) -> str:
-    prefix = "SIMULATED reproduction" if evidence.simulated else "Reproduction"
-    what = f" ({evidence.disruption})" if evidence.disruption else ""
-    return f"{prefix}: {evidence.scenario}{what}"
+    """What was reproduced, saying the disruption once: with the applications it was applied
+    to and the user's bundle, when the evidence records them.
+
+    ``pod-delete of my-db, bundle my-bundle (sha256 4e77a3f2c551)`` for a disruption on a
+    bundle; ``lp2021891-pod-delete (pod-delete of mysql-router-k8s, probe)`` for a named
+    scenario.
+    """
+    e = evidence
+    prefix = "SIMULATED reproduction" if e.simulated else "Reproduction"
+    what = e.disruption or e.scenario
+    apps = e.disrupted or ((e.bundle.app,) if e.bundle is not None else ())
+    if apps:
+        what += " of " + ", ".join(apps)
+    if e.bundle is not None:
+        what += f", bundle {e.bundle.name} (sha256 {e.bundle.digest[:12]})"
+    if e.scenario == e.disruption or e.disruption is None:
+        return f"{prefix}: {what}"
+    return f"{prefix}: {e.scenario} ({what})"
 
 
 def verdict_counts(evidence: Evidence) -> str:

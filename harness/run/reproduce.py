@@ -239,6 +239,15 @@ def applied_targets(scenario: Scenario, disruption: Disruption) -> tuple[Target,
     return scenario.targets[:1] if disruption.takes_node_down else scenario.targets
 
 
+def disrupted_apps(scenario: Scenario, stack: Stack) -> tuple[str, ...]:
+    """The applications a disruption reaches: its targets', or every one for a node restart."""
+    from harness.disrupt import get
+
+    if get(scenario.disruption).takes_node_down:
+        return stack.app_names
+    return tuple(dict.fromkeys(t.app for t in scenario.targets))
+
+
 def disruption_commands(
     scenario: Scenario, model: str, namespace: str, charm_path: str | None = None
 ) -> tuple[str, ...]:

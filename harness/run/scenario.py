@@ -34,6 +34,7 @@ from harness.run.options import RunOptions
 from harness.run.reproduce import (
     applied_targets,
     deploy_commands,
+    disrupted_apps,
     disruption_commands,
     local_charm,
     portable_commands,
@@ -70,6 +71,7 @@ class _Gathered:
     commands: tuple[str, ...] = ()
     bundle: UserBundle | None = None
     redact: tuple[str, ...] = ()  # keys the user named secret
+    disrupted: tuple[str, ...] = ()  # the applications the disruption reaches
     secrets: tuple[str, ...] = field(default=(), repr=False)  # values never to show
     stage: str = "start-up"
     interruption: Interruption | None = None
@@ -144,6 +146,7 @@ class _Gathered:
             interrupted=interrupted,
             redact=self.redact,
             secrets=self.secrets,
+            disrupted=self.disrupted,
         )
 
 
@@ -235,6 +238,7 @@ async def run_scenario(
         bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
         redact=stack.redact,
         secrets=secret_values(stack),
+        disrupted=disrupted_apps(scenario, stack),
         interruption=interruption,
     )
     try:

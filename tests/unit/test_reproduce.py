@@ -132,6 +132,9 @@ def test_the_reproduce_command_of_a_twin_bundle_run_reproduces_it(
         b.data.get("greeting") for b in after.after.relations if b.owner == "demo"
     } - {None}  # fmt: skip
     assert greeting == {"hola"}  # the overlay was applied again
+    # The picture's title names the disruption once, with the app and the bundle.
+    heading = (again / "timeline.svg").read_text("utf-8").split("<title>", 1)[1].split("<", 1)[0]
+    assert heading.startswith("SIMULATED reproduction: pod-delete of demo, bundle my-project (")
 
 
 def test_the_reproduce_command_keeps_the_app_chosen_on_the_default_stack(
