@@ -90,6 +90,14 @@ def add_parsers(sub: Subparsers) -> None:
         "--no-probe", action="store_true", help="do not add the probe observer to the bundle"
     )
     p.add_argument(
+        "--redact",
+        action="append",
+        metavar="KEY",
+        help="never show the value of this config option or relation data key in the "
+        "evidence or the plan, only its digest (repeatable; keys that look secret and "
+        "options of type secret are always redacted)",
+    )
+    p.add_argument(
         "--juju-driver",
         choices=("auto", "libjuju", "jubilant"),
         default="auto",
@@ -140,7 +148,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         check_evidence_root(options.evidence_dir)
     backend, announcement = _choose_backend(options.backend, options.dry_run)
     print(announcement, flush=True)
-    stack = default_stack(_probe_charm(options, backend))
+    stack = replace(default_stack(_probe_charm(options, backend)), redact=options.redact)
     chosen = _targets_for(chosen, options.app, stack.app_names)
     if options.unit is not None:
         chosen = one_unit(chosen, options.unit, _units_of(stack), options.app)
@@ -180,6 +188,8 @@ def _run_on_default_stack(options: RunOptions) -> int:
             juju_notes=notes.track_only,
             interruption=interruption,
         ),
+        options,
+        juju,
     )
 
 
@@ -257,6 +267,8 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
         lambda interruption: start(
             options, backend, run, folder, juju, interruption, juju_notes=notes.track_only
         ),
+        options,
+        juju,
     )
 
 
@@ -389,6 +401,16 @@ def _probe_charm(options: RunOptions, backend: str) -> str:
     )
 
 
+def _twin_version(options: RunOptions, backend: str) -> str | None:
+    """The Juju version the twin simulates (as the launcher picks it), None live."""
+    if backend != "twin":
+        return None
+    from harness.run.launch import TWIN_JUJU
+
+    juju = parse_juju_option(options.juju)
+    return str(juju) if juju else TWIN_JUJU
+
+
 # --- running under an interruption handler --------------------------------------------------
 
 SCENARIO_RUNTIME_LOGGER = "ops-scenario.runtime"
@@ -425,6 +447,8 @@ def _execute(
     backend: str,
     stack: Stack,
     start: Callable[[Interruption], Coroutine[Any, Any, RunResult]],
+    options: RunOptions,
+    juju: JujuVersion | None,
 ) -> int:
     """Run under an interruption handler; a run that stops early still leaves its bundle.
 
@@ -443,11 +467,14 @@ def _execute(
             stop = interruption.stop_for(exc)
             with interruption.writing():
                 if not (folder / "bundle.json").exists():
-                    write_unfinished_bundle(folder, scenario, backend, stack, stop or exc)
+                    write_unfinished_bundle(
+                        folder, scenario, backend, stack, stop or exc, options=options, juju=juju
+                    )
                 if (folder / "bundle.json").exists():
                     _print_folder(folder)
             if stop is not None and stop is not exc:
                 raise stop from exc
+            _raise_without_secrets(exc, stack)
             raise
         _print_folder(result.folder)
     if interruption.requested:
@@ -461,3 +488,15 @@ def _print_folder(folder: Path) -> None:
     lost = sys.stdout.lost if isinstance(sys.stdout, CourteousStdout) else None
     if lost is not None:
         print(f"repro: {lost}; the evidence is in {folder}", file=sys.stderr, flush=True)
+
+
+def _raise_without_secrets(exc: BaseException, stack: Stack) -> None:
+    """An error that quotes a secret option (a failed `juju deploy --config ...`) goes to the
+    terminal with the value redacted, as the bundle has it."""
+    from harness.common.redact import scrub
+    from harness.run.result import one_line
+    from harness.scenario.secrets import secret_values
+
+    values = secret_values(stack)
+    if isinstance(exc, Exception) and scrub(str(exc), values) != str(exc):
+        raise HarnessError(scrub(one_line(exc), values)) from None

@@ -116,6 +116,7 @@ def prepare_run(options: RunOptions, backend: str, probe_charm: str | None) -> B
         watches=options.watch,
         marks=options.mark,
         probe_charm=probe_charm,
+        redact=options.redact,
     )
     return BundleRun(bundle, stack, scenario, metas, notes)
 

@@ -34,6 +34,7 @@ class RunOptions:
     no_probe: bool
     juju_driver: str
     inherit_model_config: bool
+    redact: tuple[str, ...] = ()  # keys whose values the evidence never shows
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
@@ -56,4 +57,5 @@ class RunOptions:
             no_probe=bool(args.no_probe),
             juju_driver=str(args.juju_driver),
             inherit_model_config=bool(args.inherit_model_config),
+            redact=tuple(args.redact or ()),
         )

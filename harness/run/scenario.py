@@ -20,6 +20,7 @@ from harness.common.errors import HarnessError
 from harness.common.findings import Finding
 from harness.common.interrupt import Interruption, RunInterrupted, describe, writing
 from harness.common.observations import HookRecord, Snapshot, Step
+from harness.common.redact import scrub
 from harness.common.times import duration, format_duration
 from harness.common.versions import JujuVersion, Versions
 from harness.evidence.folders import fallback_folder, folder_for_new_bundle
@@ -29,9 +30,11 @@ from harness.evidence.write import write_bundle
 from harness.lab.ports import Lab
 from harness.live.signals import Interrupted
 from harness.run.hooks import collect_log_hooks, journal_hooks
+from harness.run.options import RunOptions
 from harness.run.reproduce import (
     applied_targets,
     deploy_commands,
+    disrupted_apps,
     disruption_commands,
     local_charm,
     portable_commands,
@@ -40,6 +43,7 @@ from harness.run.reproduce import (
 )
 from harness.run.result import RunResult, one_line
 from harness.scenario.scenarios import Scenario
+from harness.scenario.secrets import secret_values
 from harness.scenario.stack import Stack
 
 if TYPE_CHECKING:
@@ -67,6 +71,9 @@ class _Gathered:
     findings: tuple[Finding, ...] = ()
     commands: tuple[str, ...] = ()
     bundle: UserBundle | None = None
+    redact: tuple[str, ...] = ()  # keys the user named secret
+    disrupted: tuple[str, ...] = ()  # the applications the disruption reaches
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # values never to show
     stage: str = "start-up"
     interruption: Interruption | None = None
     window_start: datetime | None = None  # set once the disruption is about to begin
@@ -145,6 +152,9 @@ class _Gathered:
             error=error,
             bundle=self.bundle,
             interrupted=interrupted,
+            redact=self.redact,
+            secrets=self.secrets,
+            disrupted=self.disrupted,
         )
 
 
@@ -217,12 +227,14 @@ async def run_scenario(
     progress: Progress = print,
     ran_by: Mapping[str, str] | None = None,
     interruption: Interruption | None = None,
+    options: RunOptions | None = None,
 ) -> RunResult:
     """Run ``scenario`` on a deployed ``stack`` and write its bundle into ``evidence_dir``.
 
     ``juju_version`` overrides the detected version for the catalogue (the twin's simulated
     version); ``juju_notes`` say how it was chosen (a track taken as its newest release),
-    and the run adds its own when the catalogue extrapolates to the version it judges.
+    and the run adds its own when the catalogue extrapolates to the version it judges;
+    ``options`` (``repro run``'s) go into the report's Reproduce command.
     The bundle is written even when a step raises; the exception is re-raised. An
     ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
     so and RunInterrupted is raised. A folder that cannot be written gives way to a fallback
@@ -235,13 +247,16 @@ async def run_scenario(
         scenario,
         lab,
         bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
+        redact=stack.redact,
+        secrets=secret_values(stack),
+        disrupted=disrupted_apps(scenario, stack),
         interruption=interruption,
     )
     if interruption is not None:  # a stop asked for as the deploy ended names the deploy
         got.stage = interruption.during
     try:
         got.juju_notes = tuple(juju_notes)
-        await _run(got, lab, scenario, stack, juju_version, progress)
+        await _run(got, lab, scenario, stack, juju_version, progress, options)
         got.enter("writing the evidence")
     except BaseException as exc:
         error, interrupted = got.failure(exc)
@@ -253,6 +268,7 @@ async def run_scenario(
         stop = None
         if not (interrupted or stopping):
             stop = await _hooks_after_failure(got, lab, progress)
+        error = scrub(error, got.secrets)  # it goes to the terminal too
         with writing(interruption):
             written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
         progress(f"the run stopped early ({error}); evidence so far: {written}")
@@ -330,6 +346,7 @@ async def _run(
     stack: Stack,
     juju_version: str | None,
     progress: Progress,
+    options: RunOptions | None = None,
 ) -> None:
     from harness.catalogue import load
     from harness.catalogue.judged import extrapolated
@@ -358,13 +375,9 @@ async def _run(
             disruption_lines = disruption_commands(
                 scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
             )
-        got.commands = portable_commands(
-            (
-                repro_command(scenario, lab.backend, got.juju, stack),
-                *deploy_commands(stack, juju),
-                *disruption_lines,
-            ),
-            stack,
+        got.commands = (
+            repro_command(scenario, lab.backend, got.juju, stack, options),
+            *portable_commands((*deploy_commands(stack, juju), *disruption_lines), stack),
         )
         # Look the expectation up before disrupting anything: an unknown entry fails early.
         target_container = next((t.container for t in scenario.targets if t.container), None)

@@ -496,7 +496,8 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
     assert stopped.error == "RuntimeError: the controller went away"
     assert stopped.bundle is not None
     assert stopped.bundle.digest == read_sha(BUNDLE)  # named even when the run failed
-    assert stopped.commands[0] == "juju deploy ./bundle.yaml --trust"
+    assert stopped.commands[0].startswith("repro run container-restart --bundle ./bundle.yaml ")
+    assert stopped.commands[1] == "juju deploy ./bundle.yaml --trust"
 
 
 def test_a_bare_relation_is_completed_from_the_metadata_or_refused(
