@@ -61,29 +61,22 @@ def parse_juju_strict(text: str) -> JujuVersion:
 def judged_note(version: JujuVersion, text: str) -> str | None:
     """Refuse a version the catalogue cannot judge; a note when it only extrapolates to it.
 
-    The catalogue's entries say which versions it covers (its lowest ``juju_min``) and which
-    Juju series its ranges name; a later series is judged by the newest range, unread.
+    The catalogue's entries say which versions it covers (its lowest ``juju_min``); a version
+    past the newest one they name is judged by the newest range, unread
+    (``Catalogue.extrapolation``).
     """
     from harness.catalogue import load
 
-    entries = load().entries
-    lowest = min(JujuVersion.parse(e.juju_min) for e in entries)
-    named = [JujuVersion.parse(e.juju_min) for e in entries]
-    named += [JujuVersion.parse(e.juju_max) for e in entries if e.juju_max]
-    newest = max(named)
+    catalogue = load()
+    lowest = min(JujuVersion.parse(e.juju_min) for e in catalogue.entries)
     if version < lowest:
         raise HarnessError(
             f"the catalogue cannot judge Juju {text}: it covers Juju "
             f"{lowest.major}.{lowest.minor} and later",
             f"pass --juju {lowest.major}.{lowest.minor} or newer",
         )
-    if version.major > newest.major:
-        series = ", ".join(f"{major}.x" for major in sorted({v.major for v in named}))
-        return (
-            f"note: the catalogue's ranges name Juju {series} only; Juju {text} is judged "
-            f"by its newest range ({newest.major}.{newest.minor} and later): an extrapolation"
-        )
-    return None
+    note = catalogue.extrapolation(version, text)
+    return None if note is None else f"note: {note}"
 
 
 # juju/names model.go (IsValidModelName): lowercase letters, digits, non-leading hyphens.

@@ -33,6 +33,7 @@ from __future__ import annotations
 import atexit
 import shutil
 import tempfile
+import warnings
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -41,12 +42,11 @@ from ops import testing
 
 from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError, UnknownName
-from harness.common.versions import JujuVersion
 from harness.scenario.charm_assumes import simulated_refusal
 from harness.twin import compat
 from harness.twin.disruption_run import DisruptionRun
 from harness.twin.engine import decide
-from harness.twin.expectations import ExpectationSource
+from harness.twin.expectations import twin_version
 from harness.twin.image import Image, check_images
 from harness.twin.model import CHARM_CONTAINER
 from harness.twin.result import TwinResult
@@ -75,7 +75,6 @@ def run_disruption(
     storage_mounts: Collection[str] = (),
     use_juju_for_storage: bool = False,
     workdir: str | Path | None = None,
-    expectations: ExpectationSource | None = None,
 ) -> TwinResult:
     """Run what the catalogue predicts for ``disruption`` on one unit (SIMULATED).
 
@@ -89,20 +88,25 @@ def run_disruption(
     ``exec_handlers`` maps container -> command prefix -> handler. ``storage_mounts``
     names the mounts that are storage volumes. ``workdir`` holds the filesystem layers
     (a temporary directory removed when the Python process exits, by default).
+    ``juju_version`` past every version the catalogue names (4.1, 5.0) is followed by the
+    catalogue's newest range and warned about (``TwinResult.extrapolation`` says so).
     """
     if disruption in REFUSED:
         raise HarnessError(REFUSED[disruption])
     if disruption not in NAMES:
         choices = ", ".join(n for n in NAMES if n not in REFUSED)
         raise UnknownName(f"unknown disruption {disruption!r}", f"choose one of: {choices}")
-    version = JujuVersion.parse(juju_version)
+    version = twin_version(juju_version)
     refused = simulated_refusal(compat.charm_meta(ctx), str(version))
     if refused is not None:
         raise refused
-    if expectations is None:
-        from harness.catalogue import load
+    from harness.catalogue import load
 
-        expectations = load().expect
+    catalogue = load()
+    expectations = catalogue.expect
+    extrapolation = catalogue.extrapolation(version)
+    if extrapolation is not None:
+        warnings.warn(f"SIMULATED: {extrapolation}", UserWarning, stacklevel=2)
     declared = compat.declared_containers(ctx)
     state = with_declared_containers(state, declared)
     names = sorted(c.name for c in state.containers)
@@ -144,6 +148,7 @@ def run_disruption(
         handlers=handlers,
         storage_mounts=storage_mounts,
         use_juju_for_storage=use_juju_for_storage,
+        extrapolation=extrapolation,
     )
     with run.juju_version():
         current = run.adopt(state)

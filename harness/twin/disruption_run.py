@@ -45,6 +45,7 @@ class DisruptionRun:
         handlers: Mapping[str, Mapping[tuple[str, ...], ExecHandler]],
         storage_mounts: Collection[str],
         use_juju_for_storage: bool,
+        extrapolation: str | None = None,
     ) -> None:
         self.ctx = ctx
         self.disruption = disruption
@@ -55,6 +56,7 @@ class DisruptionRun:
         self.handlers = handlers
         self.storage_mounts = set(storage_mounts)
         self.keep_stored_state = use_juju_for_storage
+        self.extrapolation = extrapolation
         self.hooks: list[str] = []
         self.skipped: list[tuple[str, str]] = []
         self.trace: list[HookTrace] = []
@@ -83,6 +85,7 @@ class DisruptionRun:
             trace=tuple(self.trace),
             variant=self.variant,
             unit=f"{app}/{self.unit_id}",
+            extrapolation=self.extrapolation,
             _roots=dict(self.roots),
         )
 

@@ -28,12 +28,15 @@ class TwinResult:
     variant: str | None = None
     unit: str = ""  # the unit's name after the disruption
     simulated: bool = True
+    # Set when the Juju version is past every version the catalogue names (4.1, 5.0).
+    extrapolation: str | None = None
     # Each container's root filesystem layer at the end (for paths no mount covers).
     _roots: Mapping[str, Path] = field(default_factory=dict, compare=False)
 
     def __repr__(self) -> str:
         name = self.disruption if self.variant is None else f"{self.disruption}/{self.variant}"
-        lines = [f"TwinResult(SIMULATED {name} on Juju {self.juju_version}, {self.unit}:"]
+        juju = self.juju_version + (" (extrapolated)" if self.extrapolation else "")
+        lines = [f"TwinResult(SIMULATED {name} on Juju {juju}, {self.unit}:"]
         lines.extend(f"  {hook.brief()}" for hook in self.trace)
         return "\n".join(lines) + ")"
 

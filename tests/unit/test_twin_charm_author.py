@@ -1,0 +1,76 @@
+"""``run_disruption`` as a charm author uses it, with only the public API.
+
+Each test is a place where the twin let an author down on a real charm (mysql-router-k8s
+at three revisions, traefik-k8s; issue 25): the charms here are small ones of our own, of
+the shape that broke.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import ops
+import pytest
+from ops import testing
+
+from harness.common.errors import HarnessError
+from harness.twin import run_disruption
+
+README = Path(__file__).resolve().parents[2] / "harness" / "twin" / "README.md"
+
+APP_META: dict[str, Any] = {"name": "app", "containers": {"app": {}}}
+
+
+def app_unit() -> testing.State:
+    return testing.State(leader=True, containers={testing.Container("app", can_connect=True)})
+
+
+def test_charm_source_is_importable_from_the_package_as_the_readme_says() -> None:
+    from harness import twin
+
+    assert "CharmSource" in twin.__all__
+    assert twin.CharmSource.__name__ == "CharmSource"
+
+
+def test_a_juju_version_that_is_not_one_is_a_one_line_harness_error() -> None:
+    ctx = testing.Context(ops.CharmBase, meta=APP_META)
+    with pytest.raises(HarnessError) as raised:
+        run_disruption(ctx, app_unit(), "pod-delete", juju_version="banana")
+    assert "not a Juju version: 'banana'" in str(raised.value)
+    assert "juju_version=" in raised.value.fix
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("version", ["4.1", "5.0"])
+def test_a_juju_version_past_the_catalogue_says_it_is_an_extrapolation(version: str) -> None:
+    ctx = testing.Context(ops.CharmBase, meta=APP_META)
+    with pytest.warns(UserWarning, match=rf"Juju {version}\.0 .*an extrapolation"):
+        result = run_disruption(ctx, app_unit(), "pod-delete", juju_version=version)
+    assert result.extrapolation is not None
+    assert "extrapolat" in repr(result)
+
+
+def test_a_version_the_catalogue_names_is_no_extrapolation() -> None:
+    ctx = testing.Context(ops.CharmBase, meta=APP_META)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = run_disruption(ctx, app_unit(), "pod-delete", juju_version="3.6.5")
+    assert result.extrapolation is None
+
+
+def documented_signature(name: str) -> list[str]:
+    """The parameter names of the signature the twin README shows for ``name``."""
+    text = README.read_text()
+    found = re.search(rf"```\n{name}\((.*?)\)(?: ->[^\n]*)?\n```", text, flags=re.DOTALL)
+    assert found is not None, f"the README shows no signature for {name}"
+    words = [part.strip() for part in found.group(1).split(",")]
+    return [w.split("=")[0].strip() for w in words if w and w != "*"]
+
+
+def test_run_disruption_takes_exactly_the_parameters_the_readme_documents() -> None:
+    actual = list(inspect.signature(run_disruption).parameters)
+    assert actual == documented_signature("run_disruption")
