@@ -295,9 +295,9 @@ class DisruptionRun:
         except testing.errors.UncaughtCharmError as e:
             error = e.__cause__ or e
             self._harvest(state)
-            self.trace.append(
-                traced(hook, step, "failed", recorder, state.unit_status, type(error).__name__)
-            )
+            # Juju puts the unit in error; nothing the hook set is committed.
+            failed = f'error: hook failed: "{hook}"'
+            self.trace.append(traced(hook, step, "failed", recorder, failed, type(error).__name__))
             raise CharmHookError(
                 disruption=self.disruption,
                 step=step,

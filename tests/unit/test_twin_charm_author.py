@@ -18,7 +18,7 @@ import pytest
 from ops import testing
 
 from harness.common.errors import HarnessError
-from harness.twin import run_disruption
+from harness.twin import CharmHookError, run_disruption
 
 README = Path(__file__).resolve().parents[2] / "harness" / "twin" / "README.md"
 
@@ -74,3 +74,79 @@ def documented_signature(name: str) -> list[str]:
 def test_run_disruption_takes_exactly_the_parameters_the_readme_documents() -> None:
     actual = list(inspect.signature(run_disruption).parameters)
     assert actual == documented_signature("run_disruption")
+
+
+class Migrates(ops.CharmBase):
+    """Runs its workload's migration on start, and a version command nobody handles."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.start, self._start)
+
+    def _start(self, event: ops.EventBase) -> None:
+        container = self.unit.get_container("app")
+        container.exec(["app", "migrate", "--all"], environment={"MODE": "x"}).wait()
+        container.exec(["app", "--version"]).wait_output()
+
+
+def test_exec_history_holds_the_commands_a_handler_answered_too() -> None:
+    ctx = testing.Context(Migrates, meta=APP_META)
+    state = testing.State(
+        containers={
+            testing.Container(
+                "app", can_connect=True, execs={testing.Exec(["app", "--version"], stdout="1")}
+            )
+        }
+    )
+    run_disruption(ctx, state, "node-restart", exec_handlers={"app": {"app migrate": lambda c: 0}})
+    history = ctx.exec_history["app"]
+    assert [args.command for args in history] == [
+        ["app", "migrate", "--all"],
+        ["app", "--version"],
+    ]
+    assert history[0].environment == {"MODE": "x"}
+
+
+class FailsToStart(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.stop, self._stop)
+        framework.observe(self.on.start, self._start)
+
+    def _stop(self, event: ops.EventBase) -> None:
+        self.unit.status = ops.MaintenanceStatus("stopping")
+
+    def _start(self, event: ops.EventBase) -> None:
+        self.unit.status = ops.ActiveStatus("never committed")
+        raise RuntimeError("no database")
+
+
+def test_a_failed_hooks_trace_shows_the_status_juju_shows_after_it() -> None:
+    ctx = testing.Context(FailsToStart, meta=APP_META)
+    with pytest.raises(CharmHookError) as raised:
+        run_disruption(ctx, app_unit(), "pod-delete")
+    stop, *_, failed = raised.value.partial.trace
+    assert stop.status == "maintenance: stopping"
+    assert failed.hook == "start"
+    assert failed.outcome == "failed"
+    # Juju puts the unit in error; what the hook set is never committed.
+    assert failed.status == 'error: hook failed: "start"'
+
+
+class PushesIntoAMissingDirectory(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.app_pebble_ready, self._ready)
+
+    def _ready(self, event: ops.EventBase) -> None:
+        self.unit.get_container("app").push("/opt/app/conf/app.yaml", "port: 80\n")
+
+
+def test_a_failed_push_names_its_path() -> None:
+    ctx = testing.Context(PushesIntoAMissingDirectory, meta=APP_META)
+    with pytest.raises(CharmHookError) as raised:
+        run_disruption(ctx, app_unit(), "node-restart")
+    assert "/opt/app/conf/app.yaml" in str(raised.value)
+    failed = raised.value.partial.trace[-1]
+    assert failed.pushed == (("app", "/opt/app/conf/app.yaml"),)
+    assert "push app:/opt/app/conf/app.yaml failed" in failed.brief()
