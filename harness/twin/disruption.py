@@ -16,7 +16,9 @@ in order, and between them the layers of a Kubernetes pod:
 - a container that starts again starts from its image (``images``; by default the usual
   directories of a Linux image): what the charm or the workload wrote is gone; its
   Pebble plan and service statuses are empty. Every ``Mount`` of the given state is part
-  of the container's root filesystem unless named in ``storage_mounts`` (a volume);
+  of the container's root filesystem unless it is a volume: where the charm's metadata
+  mounts storage (a volume is made there when the state mounts none), or named in
+  ``storage_mounts``;
 - a new pod also means a new charm directory: local ``StoredState`` and deferred events
   are lost, unless ``use_juju_for_storage=True`` (ops' controller-backed StoredState);
 - relations, leadership, config, secrets and storages live on the controller: kept.
@@ -50,7 +52,11 @@ from harness.twin.expectations import twin_version
 from harness.twin.image import Image, check_images
 from harness.twin.model import CHARM_CONTAINER
 from harness.twin.result import TwinResult
-from harness.twin.state_checks import check_storage_mounts, with_declared_containers
+from harness.twin.state_checks import (
+    check_storage_mounts,
+    with_declared_containers,
+    with_storage_volumes,
+)
 from harness.twin.workload import ExecHandlers, normalise
 
 REFUSED = {
@@ -85,8 +91,9 @@ def run_disruption(
     they pick the catalogued branch, as ``variant`` may (``charm``, ``charm-kill``).
     ``images`` gives each container's image (default ``Image()``: a Linux image's usual
     directories).
-    ``exec_handlers`` maps container -> command prefix -> handler. ``storage_mounts``
-    names the mounts that are storage volumes. ``workdir`` holds the filesystem layers
+    ``exec_handlers`` maps container -> command prefix -> handler. The storage the charm's
+    metadata mounts in a container is a volume; ``storage_mounts`` names more mounts that
+    are. ``workdir`` holds the filesystem layers
     (a temporary directory removed when the Python process exits, by default).
     ``juju_version`` past every version the catalogue names (4.1, 5.0) is followed by the
     catalogue's newest range and warned about (``TwinResult.extrapolation`` says so).
@@ -112,6 +119,9 @@ def run_disruption(
     names = sorted(c.name for c in state.containers)
     check_images(images, names)
     check_storage_mounts(storage_mounts, state)
+    folder = Path(workdir) if workdir is not None else _temporary()
+    folder.mkdir(parents=True, exist_ok=True)
+    state, volumes = with_storage_volumes(state, compat.charm_meta(ctx), folder)
     handlers = normalise(exec_handlers, names)
     target: str | None = None
     if disruption == "container-restart":
@@ -136,8 +146,6 @@ def run_disruption(
                 "leave them out",
             )
         expectation = expectations(disruption, version, variant=variant)
-    folder = Path(workdir) if workdir is not None else _temporary()
-    folder.mkdir(parents=True, exist_ok=True)
     run = DisruptionRun(
         ctx,
         disruption=disruption,
@@ -146,7 +154,7 @@ def run_disruption(
         workdir=folder,
         images=images,
         handlers=handlers,
-        storage_mounts=storage_mounts,
+        storage_mounts={*storage_mounts, *volumes},
         use_juju_for_storage=use_juju_for_storage,
         extrapolation=extrapolation,
     )

@@ -150,3 +150,68 @@ def test_a_failed_push_names_its_path() -> None:
     failed = raised.value.partial.trace[-1]
     assert failed.pushed == (("app", "/opt/app/conf/app.yaml"),)
     assert "push app:/opt/app/conf/app.yaml failed" in failed.brief()
+
+
+# A database: its storage volume is mounted in the workload container at /var/lib/mysql,
+# as mysql-k8s declares it.
+DB_META: dict[str, Any] = {
+    "name": "db",
+    "containers": {"mysql": {"mounts": [{"storage": "database", "location": "/var/lib/mysql"}]}},
+    "storage": {"database": {"type": "filesystem", "location": "/var/lib/mysql"}},
+}
+MARKER = "/var/lib/mysql/initialised"
+
+
+class Initialises(ops.CharmBase):
+    """Initialises its data directory once: on the first start that finds it empty."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.start, self._start)
+
+    def _start(self, event: ops.EventBase) -> None:
+        container = self.unit.get_container("mysql")
+        if container.can_connect() and not container.exists(MARKER):
+            container.push(MARKER, f"by {self.unit.name}\n", make_dirs=True)
+
+
+def db_unit(mounts: dict[str, testing.Mount]) -> testing.State:
+    return testing.State(
+        leader=True,
+        containers={testing.Container("mysql", can_connect=True, mounts=mounts)},
+        storages={testing.Storage("database")},
+    )
+
+
+def test_a_mount_where_the_metadata_mounts_storage_is_a_volume_without_storage_mounts(
+    tmp_path: Path,
+) -> None:
+    datadir = tmp_path / "datadir"
+    datadir.mkdir()
+    (datadir / "ibdata1").write_text("rows")
+    ctx = testing.Context(Initialises, meta=DB_META)
+    state = db_unit({"datadir": testing.Mount(location="/var/lib/mysql", source=datadir)})
+    result = run_disruption(ctx, state, "pod-delete")
+    assert result.read_text("mysql", "/var/lib/mysql/ibdata1") == "rows"
+
+
+def test_storage_the_state_does_not_mount_is_a_volume_all_the_same() -> None:
+    ctx = testing.Context(Initialises, meta=DB_META)
+    first = run_disruption(ctx, db_unit({}), "node-restart")
+    assert first.read_text("mysql", MARKER) == "by db/0\n"
+    second = run_disruption(ctx, first.state, "pod-delete")
+    assert second.read_text("mysql", MARKER) == "by db/0\n"
+    # Found on the volume: not initialised again over a wiped data directory.
+    assert [t.pushed for t in second.trace if t.pushed] == []
+
+
+def test_a_mount_above_the_storage_location_seeds_the_volume(tmp_path: Path) -> None:
+    lib = tmp_path / "lib"
+    (lib / "mysql").mkdir(parents=True)
+    (lib / "mysql" / "ibdata1").write_text("rows")
+    (lib / "apt").mkdir()
+    ctx = testing.Context(Initialises, meta=DB_META)
+    state = db_unit({"lib": testing.Mount(location="/var/lib", source=lib)})
+    result = run_disruption(ctx, state, "pod-delete")
+    assert result.read_text("mysql", "/var/lib/mysql/ibdata1") == "rows"
+    assert not (lib / "mysql" / "initialised").exists()  # the test's directory is untouched
