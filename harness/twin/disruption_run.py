@@ -75,6 +75,9 @@ class DisruptionRun:
             compat.set_unit_id(self.ctx, saved[1])
 
     def result(self, state: testing.State) -> TwinResult:
+        for c in state.containers:
+            if c.name in self.roots:
+                layers.lay_out(c.get_filesystem(self.ctx), c.mounts)
         app = compat.app_name(self.ctx)
         return TwinResult(
             disruption=self.disruption,
@@ -125,6 +128,10 @@ class DisruptionRun:
         """The running unit: each container's image, with the test's mounts copied over it
         (the test's own directories are never changed)."""
         for c in state.containers:
+            # What a result left laid out for get_filesystem: ops.testing would warn about it.
+            simulated = c.get_filesystem(self.ctx)
+            if simulated.is_symlink() or simulated.exists():
+                layers.fresh_dir(simulated)
             root = self._fresh_root(c.name)
             for name, mount in c.mounts.items():
                 if name in self.storage_mounts:
