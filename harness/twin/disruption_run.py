@@ -90,6 +90,8 @@ class DisruptionRun:
             unit=f"{app}/{self.unit_id}",
             extrapolation=self.extrapolation,
             _roots=dict(self.roots),
+            _ctx=self.ctx,
+            _handlers=self.handlers,
         )
 
     # Layers ----------------------------------------------------------------------------

@@ -3,16 +3,18 @@ charm raised in a hook (carrying the result up to that hook)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from ops import testing
 
 from harness.common.errors import HarnessError, UnknownName
 from harness.twin.layer_paths import in_layer
 from harness.twin.trace import HookTrace
-from harness.twin.workload import ExecHandlerError
+from harness.twin.workload import ExecHandler, ExecHandlerError, Recorder, attached
 
 
 @dataclass(frozen=True, repr=False)
@@ -32,6 +34,23 @@ class TwinResult:
     extrapolation: str | None = None
     # Each container's root filesystem layer at the end (for paths no mount covers).
     _roots: Mapping[str, Path] = field(default_factory=dict, compare=False)
+    # The Context and exec handlers of the run, for ``workload()``.
+    _ctx: Any = field(default=None, compare=False)
+    _handlers: Mapping[str, Mapping[tuple[str, ...], ExecHandler]] = field(
+        default_factory=dict, compare=False
+    )
+
+    @contextlib.contextmanager
+    def workload(self) -> Iterator[None]:
+        """The run's exec handlers, attached for further runs with its Context::
+
+            with result.workload():
+                out = ctx.run(ctx.on.update_status(), result.state)
+
+        Outside the block, ``ctx.run`` answers commands as ops.testing always does.
+        """
+        with attached(self._ctx, self._handlers, Recorder()):
+            yield
 
     def __repr__(self) -> str:
         name = self.disruption if self.variant is None else f"{self.disruption}/{self.variant}"

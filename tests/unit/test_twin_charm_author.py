@@ -18,7 +18,7 @@ import pytest
 from ops import testing
 
 from harness.common.errors import HarnessError
-from harness.twin import CharmHookError, run_disruption
+from harness.twin import CharmHookError, ExecCall, ExecResult, run_disruption
 
 README = Path(__file__).resolve().parents[2] / "harness" / "twin" / "README.md"
 
@@ -260,3 +260,33 @@ def test_get_filesystem_shows_a_lost_file_as_lost_in_a_root_that_is_not_empty(
     again = run_disruption(ctx, result.state, "node-restart")
     assert "non-empty filesystem" not in caplog.text
     assert (again.state.get_container("app").get_filesystem(ctx) / "usr").is_dir()
+
+
+class ChecksItsWorkload(ops.CharmBase):
+    """Asks its workload for its health on every update-status, through Pebble exec."""
+
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.update_status, self._check)
+
+    def _check(self, event: ops.EventBase) -> None:
+        out, _ = self.unit.get_container("app").exec(["app", "health"]).wait_output()
+        self.unit.status = ops.ActiveStatus(out.strip())
+
+
+def test_the_exec_handlers_can_be_kept_for_further_runs_on_the_result() -> None:
+    calls: list[tuple[str, ...]] = []
+
+    def app(call: ExecCall) -> ExecResult:
+        calls.append(call.command)
+        return ExecResult(stdout="healthy\n")
+
+    ctx = testing.Context(ChecksItsWorkload, meta=APP_META)
+    result = run_disruption(ctx, app_unit(), "node-restart", exec_handlers={"app": {"app": app}})
+    with result.workload():
+        out = ctx.run(ctx.on.update_status(), result.state)
+    assert out.unit_status == testing.ActiveStatus("healthy")
+    assert calls == [("app", "health")]
+    # Outside the block, ops.testing answers as it always does.
+    with pytest.raises(testing.errors.UncaughtCharmError, match="mock for cmd"):
+        ctx.run(ctx.on.update_status(), result.state)
