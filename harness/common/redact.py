@@ -8,7 +8,7 @@ the safe side: the value is still compared, only by digest.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 SECRET_WORDS: tuple[str, ...] = ("password", "passwd", "key", "token", "secret")
 REDACTED_PREFIX = "<redacted "
@@ -47,3 +47,12 @@ def shown(key: str, value: str) -> str:
 def redact(data: Mapping[str, str]) -> dict[str, str]:
     """A copy of a databag that is safe to write into evidence."""
     return {key: redacted(value) if looks_secret(key) else value for key, value in data.items()}
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each secret value in it redacted (longest first; values under four
+    characters are left, as they would redact unrelated text such as ``1`` or ``ok``)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if len(secret) >= 4 and not secret.startswith(REDACTED_PREFIX) and secret in text:
+            text = text.replace(secret, redacted(secret))
+    return text

@@ -25,7 +25,7 @@ from harness.twin.engine import Arrival, Change, UnitPlan, lifecycle
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for
 from harness.twin.image import Image, image_for
 from harness.twin.layer_paths import in_layer
-from harness.twin.result import CharmHookError, TwinResult
+from harness.twin.result import CharmHookError, TwinResult, secret_values
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import ExecHandler, Recorder, attached
 
@@ -57,6 +57,7 @@ class DisruptionRun:
         self.storage_mounts = set(storage_mounts)
         self.keep_stored_state = use_juju_for_storage
         self.extrapolation = extrapolation
+        self.secrets: set[str] = set()  # never printed (secret_values of every state seen)
         self.hooks: list[str] = []
         self.skipped: list[tuple[str, str]] = []
         self.trace: list[HookTrace] = []
@@ -90,6 +91,7 @@ class DisruptionRun:
             unit=f"{app}/{self.unit_id}",
             extrapolation=self.extrapolation,
             _roots=dict(self.roots),
+            _secrets=frozenset(self.secrets),
             _ctx=self.ctx,
             _handlers=self.handlers,
         )
@@ -129,6 +131,7 @@ class DisruptionRun:
     def adopt(self, state: testing.State) -> testing.State:
         """The running unit: each container's image, with the test's mounts copied over it
         (the test's own directories are never changed)."""
+        self.secrets |= secret_values(state)
         for c in state.containers:
             # What a result left laid out for get_filesystem: ops.testing would warn about it.
             simulated = c.get_filesystem(self.ctx)
@@ -316,6 +319,7 @@ class DisruptionRun:
                 partial=self.result(state),
             ) from error
         self._harvest(out)
+        self.secrets |= secret_values(out)
         self.hooks.append(hook)
         self.trace.append(traced(hook, step, "ok", recorder, out.unit_status))
         return self.offer(out)

@@ -290,3 +290,66 @@ def test_the_exec_handlers_can_be_kept_for_further_runs_on_the_result() -> None:
     # Outside the block, ops.testing answers as it always does.
     with pytest.raises(testing.errors.UncaughtCharmError, match="mock for cmd"):
         ctx.run(ctx.on.update_status(), result.state)
+
+
+# A router: bootstraps its workload with the database's credentials on the command line,
+# as mysql-router-k8s does (its own logs redact the password).
+ROUTER_META: dict[str, Any] = {
+    "name": "router",
+    "containers": {"mysql-router": {}},
+    "peers": {"router-peers": {"interface": "router_peers"}},
+    "requires": {"backend-database": {"interface": "mysql_client", "limit": 1}},
+}
+PASSWORD = "s3cret-pw-from-the-database"
+
+
+class Bootstraps(ops.CharmBase):
+    def __init__(self, framework: ops.Framework) -> None:
+        super().__init__(framework)
+        framework.observe(self.on.mysql_router_pebble_ready, self._bootstrap)
+
+    def _bootstrap(self, event: ops.EventBase) -> None:
+        relation = self.model.get_relation("backend-database")
+        assert relation is not None
+        assert relation.app is not None
+        data = relation.data[relation.app]
+        server = f"{data['username']}:{data['password']}@{data['endpoints']}"
+        self.unit.get_container("mysql-router").exec(["mysqlrouter", "--bootstrap", server]).wait()
+        self.unit.status = ops.ActiveStatus()
+
+
+def router_unit() -> testing.State:
+    database = testing.Relation(
+        "backend-database",
+        remote_app_data={"username": "router", "password": PASSWORD, "endpoints": "mysql:3306"},
+    )
+    return testing.State(
+        leader=True,
+        containers={testing.Container("mysql-router", can_connect=True)},
+        relations={database, testing.PeerRelation("router-peers", peers_data={1: {}})},
+    )
+
+
+def test_the_repr_is_brief_and_neither_it_nor_the_trace_prints_a_password() -> None:
+    ctx = testing.Context(Bootstraps, meta=ROUTER_META)
+    handlers = {"mysql-router": {"mysqlrouter --bootstrap": lambda call: 0}}
+    result = run_disruption(ctx, router_unit(), "scale-down-up", exec_handlers=handlers)
+    brief = repr(result)
+    assert brief.startswith("TwinResult(SIMULATED scale-down-up on Juju 3.6.0, router/")
+    assert "\n" not in brief
+    assert len(brief) < 300
+    shown = str(result)  # what print(result) shows: each hook, one per line
+    assert len(shown.splitlines()) == len(result.trace) + 1
+    assert "exec mysql-router: mysqlrouter --bootstrap" in shown
+    assert PASSWORD not in shown + brief
+    assert "router:<redacted sha256:" in shown
+
+
+def test_a_failed_commands_password_stays_out_of_the_error() -> None:
+    ctx = testing.Context(Bootstraps, meta=ROUTER_META)
+    handlers = {"mysql-router": {"mysqlrouter --bootstrap": lambda call: 1}}
+    with pytest.raises(CharmHookError) as raised:
+        run_disruption(ctx, router_unit(), "node-restart", exec_handlers=handlers)
+    assert "ExecError" in str(raised.value)
+    assert PASSWORD not in str(raised.value)
+    assert PASSWORD not in str(raised.value.partial) + repr(raised.value.partial)
