@@ -23,6 +23,8 @@ from harness.cli.output import CourteousStdout, courteous_stdout
 from harness.cli.plan import print_plan
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.common.versions import JujuVersion
+from harness.live import extra as live_extra
+from harness.live.extra import require_live
 from harness.run.options import RunOptions
 from harness.scenario.scenarios import one_unit
 
@@ -338,11 +340,17 @@ def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
     if requested == "twin":
         return "twin", "backend: twin (SIMULATED: an in-process simulation, not a real Juju)"
     if requested == "live":
+        require_live()
         if not dry_run:
             check = _controller_reachable()
             if not check:
                 raise _unreachable(check)
         return "live", "backend: live" + (" (dry run: nothing is touched)" if dry_run else "")
+    if live_extra.missing():
+        return "twin", (
+            "backend: twin (the live extra is not installed: "
+            f"{live_extra.INSTALL}; results are SIMULATED)"
+        )
     check = _controller_reachable()
     if check:
         return "live", "backend: live (a Juju controller is reachable)"

@@ -89,7 +89,11 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     """``text`` with each secret value in it redacted (longest first, so a secret that holds
     another is replaced whole); values shorter than SCRUB_MIN_CHARS are left alone."""
     for secret in sorted(set(secrets), key=len, reverse=True):
-        if len(secret) >= SCRUB_MIN_CHARS and secret in text:
+        if (
+            len(secret) >= SCRUB_MIN_CHARS
+            and not secret.startswith(REDACTED_PREFIX)  # already redacted: not a secret
+            and secret in text
+        ):
             text = text.replace(secret, redacted(secret))
     return text
 
