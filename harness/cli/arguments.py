@@ -25,6 +25,9 @@ class Parser(argparse.ArgumentParser):
 
 
 if TYPE_CHECKING:  # what each command module's add_parsers is given
+    from harness.catalogue.judged import JudgedJuju
+    from harness.run.options import RunOptions
+
     Subparsers = argparse._SubParsersAction[Parser]
 
 
@@ -56,32 +59,15 @@ def parse_juju_strict(text: str) -> JujuVersion:
         ) from None
 
 
-def judged_note(version: JujuVersion, text: str) -> str | None:
-    """Refuse a version the catalogue cannot judge; a note when it only extrapolates to it.
-
-    The catalogue's entries say which versions it covers (its lowest ``juju_min``) and which
-    Juju series its ranges name; a later series is judged by the newest range, unread.
-    """
+def judge_juju(text: str) -> JudgedJuju:
+    """``--juju`` as the catalogue judges it: a bare track (``2.9``) is its newest release,
+    as a snap channel gives it; a version the catalogue cannot judge is refused; the notes
+    say which release a track was taken as, and when the catalogue only extrapolates."""
     from harness.catalogue import load
+    from harness.catalogue.judged import judged_juju
 
-    entries = load().entries
-    lowest = min(JujuVersion.parse(e.juju_min) for e in entries)
-    named = [JujuVersion.parse(e.juju_min) for e in entries]
-    named += [JujuVersion.parse(e.juju_max) for e in entries if e.juju_max]
-    newest = max(named)
-    if version < lowest:
-        raise HarnessError(
-            f"the catalogue cannot judge Juju {text}: it covers Juju "
-            f"{lowest.major}.{lowest.minor} and later",
-            f"pass --juju {lowest.major}.{lowest.minor} or newer",
-        )
-    if version.major > newest.major:
-        series = ", ".join(f"{major}.x" for major in sorted({v.major for v in named}))
-        return (
-            f"note: the catalogue's ranges name Juju {series} only; Juju {text} is judged "
-            f"by its newest range ({newest.major}.{newest.minor} and later): an extrapolation"
-        )
-    return None
+    parse_juju_strict(text)
+    return judged_juju(text.strip(), load())
 
 
 # juju/names model.go (IsValidModelName): lowercase letters, digits, non-leading hyphens.
@@ -95,4 +81,23 @@ def check_model(name: str | None) -> None:
         raise HarnessError(
             f"not a Juju model name: {name!r}",
             "use lowercase letters, digits and hyphens, e.g. --model repro-lab",
+        )
+
+
+def require_consent(name: str, disruption: str, backend: str, options: RunOptions) -> None:
+    """A live disruption that stops MicroK8s runs only with --allow-node-restart, as pytest
+    runs its node-restart tests; a dry run and the twin touch nothing real."""
+    from harness.disrupt import get
+    from harness.disrupt.node_restart import CONSENT_FLAG, WHY_CONSENT
+
+    if backend != "live" or options.dry_run or options.allow_node_restart:
+        return
+    try:
+        takes_node_down = get(disruption).takes_node_down
+    except HarnessError:
+        return  # not a disruption: refused where the name is checked
+    if takes_node_down:
+        raise HarnessError(
+            f"{name} {WHY_CONSENT}",
+            f"pass {CONSENT_FLAG} to run it, or --dry-run to see the plan",
         )

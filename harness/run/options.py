@@ -20,6 +20,7 @@ class RunOptions:
     backend: str  # as asked for: auto, live or twin
     juju: str | None
     app: str | None
+    unit: str | None  # one unit of the disrupted app (pod-delete, container-restart)
     evidence_dir: str
     model: str | None
     keep_model: bool
@@ -34,6 +35,7 @@ class RunOptions:
     juju_driver: str
     inherit_model_config: bool
     allow_node_restart: bool = False  # live: a disruption that stops MicroK8s may run
+    redact: tuple[str, ...] = ()  # keys whose values the evidence never shows
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
@@ -42,6 +44,7 @@ class RunOptions:
             backend=str(args.backend),
             juju=args.juju,
             app=args.app,
+            unit=args.unit,
             evidence_dir=str(args.evidence_dir),
             model=args.model,
             keep_model=bool(args.keep_model),
@@ -56,4 +59,5 @@ class RunOptions:
             juju_driver=str(args.juju_driver),
             inherit_model_config=bool(args.inherit_model_config),
             allow_node_restart=bool(getattr(args, "allow_node_restart", False)),
+            redact=tuple(args.redact or ()),
         )

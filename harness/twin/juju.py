@@ -104,6 +104,7 @@ class TwinJuju:
         if spec.units < 1:
             raise HarnessError(f"cannot deploy {spec.app} with {spec.units} units", "use 1+")
         source = self._source(spec.charm)
+        compat.check_unified_charmcraft(source.meta, spec.app)
         refused = simulated_refusal(source.meta, str(twin.version))
         if refused is not None:
             raise refused

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def requirement(name: str) -> Requirement:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
-    found = [Requirement(r) for r in project["dependencies"] if Requirement(r).name == name]
+    declared = [*project["dependencies"], *project["optional-dependencies"]["live"]]
+    found = [Requirement(r) for r in declared if Requirement(r).name == name]
     assert len(found) == 1, found
     return found[0]
 
