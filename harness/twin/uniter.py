@@ -14,6 +14,7 @@ import functools
 import hashlib
 import itertools
 import os
+import sys
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,10 @@ from harness.twin.node import Node
 from harness.twin.records import Records
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import Recorder, attached, normalise
+
+# ops.testing's state module (ops-scenario), whose secret ids are random.
+_scenario_state: Any = sys.modules.get(type(testing.State).__module__)
+_XID = "0123456789abcdefghijklmnopqrstuv"  # xid's base32hex alphabet
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ class Uniter:
         # StatefulSet patches a charm made from a hook: (statefulset, annotations)
         self.owed_patches: list[tuple[str, dict[str, str]]] = []
         self._uuids = itertools.count()
+        self._secrets = itertools.count()
 
     # Deterministic identities -------------------------------------------------------------
 
@@ -73,6 +79,12 @@ class Uniter:
         """Stands in for uuid.uuid4 while a charm runs: the same run gives the same ids."""
         seed = hashlib.sha256(f"twin-uuid-{next(self._uuids)}".encode()).digest()[:16]
         return uuid.UUID(bytes=seed, version=4)
+
+    def next_secret_id(self) -> str:
+        """Stands in for ops.testing's random secret ids: ``secret:`` and 20 characters of
+        an xid, as Juju's ``NewURI`` makes them (core/secrets/secret.go), from a counter."""
+        seed = hashlib.sha256(f"twin-secret-{next(self._secrets)}".encode()).digest()
+        return "secret:" + "".join(_XID[b % 32] for b in seed[:20])
 
     # What the charm sees -------------------------------------------------------------------
 
@@ -168,6 +180,9 @@ class Uniter:
         saved_uuid4 = uuid.uuid4
         os.environ.update(env)
         uuid.uuid4 = self.next_uuid  # type: ignore[assignment]
+        saved_secret_id = getattr(_scenario_state, "_generate_secret_id", None)
+        if saved_secret_id is not None:
+            _scenario_state._generate_secret_id = self.next_secret_id
         around = app.charm.around_hook
         hook_env = HookEnv(
             app=app.name,
@@ -181,6 +196,8 @@ class Uniter:
                 yield
         finally:
             uuid.uuid4 = saved_uuid4
+            if saved_secret_id is not None:
+                _scenario_state._generate_secret_id = saved_secret_id
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)
