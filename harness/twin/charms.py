@@ -59,6 +59,8 @@ class CharmSource:
     env: Mapping[str, str] = field(default_factory=dict)
     images: Mapping[str, Image] = field(default_factory=dict)
     exec_handlers: ExecHandlers = field(default_factory=dict)
+    # The charm's source folder: what Juju unpacks into each new pod's charm directory.
+    directory: Path | None = None
 
     @property
     def containers(self) -> tuple[str, ...]:
@@ -164,7 +166,9 @@ def probe_source(probe_dir: Path | None = None) -> CharmSource:
     if charm_type is None or not issubclass(charm_type, ops.CharmBase):
         raise HarnessError(f"{root}/src/charm.py has no ProbeCharm", "check the probe charm")
     meta = yaml.safe_load(charmcraft.read_text())
-    return CharmSource("probe", charm_type, meta, around_hook=_probe_around_hook(module))
+    return CharmSource(
+        "probe", charm_type, meta, around_hook=_probe_around_hook(module), directory=root
+    )
 
 
 def _load_module(path: Path) -> Any:

@@ -109,7 +109,9 @@ def real_source(app: str, directory: Path) -> CharmSource:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return CharmSource(str(raw.get("name", app)), _charm_class(module, charm_py), raw)
+    return CharmSource(
+        str(raw.get("name", app)), _charm_class(module, charm_py), raw, directory=root
+    )
 
 
 def bundle_charms(

@@ -27,6 +27,7 @@ from ops import testing
 from harness.catalogue.model import Expectation
 from harness.common.observations import Outcome
 from harness.twin import compat, layers
+from harness.twin.charm_dir import working_directory
 from harness.twin.charms import HookEnv
 from harness.twin.clock import TwinClock
 from harness.twin.engine import lifecycle
@@ -167,7 +168,7 @@ class Uniter:
         app = self.records.apps[unit.app]
         ctx = app.ctx
         compat.set_unit_id(ctx, unit.number)
-        ctx.charm_root = self.node.charm_dir(unit)
+        ctx.charm_root = self.node.charm_dir(unit, app.charm.directory)
         # ops-scenario 7.0 keeps ops' unit-state database in the charm root; the twin keeps
         # that state itself (``Pod.stored_states``), so no stale copy may be left there.
         (ctx.charm_root / ".unit-state.db").unlink(missing_ok=True)
@@ -192,7 +193,11 @@ class Uniter:
             patch_template=self._charm_patched_template,
         )
         try:
-            with _libyaml(), around(hook_env) if around else contextlib.nullcontext():
+            with (
+                _libyaml(),
+                working_directory(ctx.charm_root),
+                around(hook_env) if around else contextlib.nullcontext(),
+            ):
                 yield
         finally:
             uuid.uuid4 = saved_uuid4
