@@ -74,7 +74,9 @@ def _metas(
     live = backend == "live"
     metas = read_metas(bundle, MetaSources(sources, charmhub=False))
     if not live:  # the twin's stand-ins declare what the bundle implies, and say so
-        return {app: meta or implied_meta(app, bundle, watches) for app, meta in metas.items()}, ()
+        return {
+            app: meta or implied_meta(app, bundle, watches, metas) for app, meta in metas.items()
+        }, ()
     notes: list[str] = []
     for app in bundle.apps:
         if metas[app.name] is not None or not live:

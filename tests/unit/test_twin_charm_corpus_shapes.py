@@ -60,3 +60,14 @@ def test_a_hook_runs_in_the_charm_directory_which_holds_the_charms_files(
     assert failed_hooks(raw) == []
     assert code == 0, err
 
+
+def test_a_stand_in_takes_the_interface_and_the_opposite_role_of_the_real_end(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # shapes requires db and provides api; the bundle names the stand-in's end first in one.
+    code, _out, err, raw = repro(capsys, tmp_path, "bundle.yaml", "--no-probe")
+    assert code == 0, err
+    assert failed_hooks(raw) == []
+    ran_by = {r["app"]: r["ran_by"] for r in raw["bundle"]["runs"]}
+    assert "provides db (shapes_db)" in ran_by["partner"]
+    assert "requires api (shapes_api)" in ran_by["consumer"]
