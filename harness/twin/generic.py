@@ -25,6 +25,7 @@ import yaml
 from harness.common.errors import HarnessError
 from harness.scenario.bundle.model import BundleSpec
 from harness.scenario.charm_meta import CharmMeta
+from harness.twin.charm_modules import CharmModules
 from harness.twin.charms import CharmSource
 
 STAND_IN = "SIMULATED generic stand-in"
@@ -99,18 +100,23 @@ def real_source(app: str, directory: Path) -> CharmSource:
             "pass the charm's source folder (the one with src/charm.py)",
         )
     raw = _charm_meta_dict(root)
-    for folder in (root / "lib", root / "src"):
-        if folder.is_dir() and str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))  # charm.py imports its siblings and charm libs
+    # charm.py imports its siblings and charm libs: src/ then lib/, as under Juju; kept
+    # apart from every other charm's modules (``harness.twin.charm_modules``).
+    modules = CharmModules((root / "src", root / "lib"))
     name = f"harness_twin_charm_{app.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(name, charm_py)
     if spec is None or spec.loader is None:
         raise HarnessError(f"cannot load {charm_py}", "check the charm's source")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    with modules.active():
+        spec.loader.exec_module(module)
     return CharmSource(
-        str(raw.get("name", app)), _charm_class(module, charm_py), raw, directory=root
+        str(raw.get("name", app)),
+        _charm_class(module, charm_py),
+        raw,
+        directory=root,
+        modules=modules,
     )
 
 

@@ -195,6 +195,7 @@ class Uniter:
         try:
             with (
                 _libyaml(),
+                app.charm.modules.active() if app.charm.modules else contextlib.nullcontext(),
                 working_directory(ctx.charm_root),
                 around(hook_env) if around else contextlib.nullcontext(),
             ):

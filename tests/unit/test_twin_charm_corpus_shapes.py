@@ -71,3 +71,13 @@ def test_a_stand_in_takes_the_interface_and_the_opposite_role_of_the_real_end(
     ran_by = {r["app"]: r["ran_by"] for r in raw["bundle"]["runs"]}
     assert "provides db (shapes_db)" in ran_by["partner"]
     assert "requires api (shapes_api)" in ran_by["consumer"]
+
+
+def test_a_charms_modules_never_replace_the_probes_or_another_charms(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # shapes has src/database.py, as discourse-k8s has; so has the probe observer.
+    code, _out, err, raw = repro(capsys, tmp_path, "bundle-alone.yaml")
+    assert failed_hooks(raw) == []
+    assert code == 0, err
+    assert {h["unit"] for h in raw["hooks"]} >= {"shapes/0", "probe/0"}
