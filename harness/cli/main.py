@@ -25,6 +25,7 @@ from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.common.versions import JujuVersion
 
 if TYPE_CHECKING:
+    from harness.common.charm_errors import CharmError
     from harness.common.interrupt import Interruption
     from harness.run.bundle_run import BundleRun
     from harness.run.scenario import RunResult
@@ -652,10 +653,21 @@ def _execute(
             # A second signal stops at once with a bare KeyboardInterrupt: name the signal.
             raise RunInterrupted(signal_name, "start-up (connecting and deploying)") from exc
         raise
+    _say_charm_errors(result.evidence.charm_errors)
     print(result.folder, flush=True)
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
+
+
+def _say_charm_errors(errors: Sequence[CharmError]) -> None:
+    """Each hook a charm's own code failed, on stderr: the unit, the hook, the exception
+    and the last frames of its traceback (the bundle and report.md have them too)."""
+    for error in errors:
+        print(f"repro: {error.one_line()}", file=sys.stderr)
+        for frame in error.traceback:
+            print(f"repro:     {frame}", file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _run_bundle(args: argparse.Namespace) -> int:

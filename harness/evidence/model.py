@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.common.charm_errors import CharmError
 from harness.common.findings import Finding, Verdict
 from harness.common.observations import (
     HookRecord,
@@ -53,6 +54,7 @@ class Evidence:
     interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says during what)
     branch: str = ""  # the catalogue branch each unit was judged against, and why
     disruption_detail: str = ""  # the disruption's parameters (container, signal)
+    charm_errors: tuple[CharmError, ...] = ()  # hooks the charms' own code failed
 
     @property
     def complete(self) -> bool:

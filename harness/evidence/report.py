@@ -72,7 +72,9 @@ def verdict_counts(evidence: Evidence) -> str:
         f"{evidence.count('known-bug')} known-bug"
     )
     undetermined = evidence.count("undetermined")
-    return text + (f", {undetermined} undetermined" if undetermined else "")
+    text += f", {undetermined} undetermined" if undetermined else ""
+    charm = evidence.count("charm-error")
+    return text + (f", {charm} charm-error" if charm else "")
 
 
 def _summary(e: Evidence) -> list[str]:
@@ -133,6 +135,37 @@ def _attention(e: Evidence) -> list[str]:
             + (f". {md.text(_shorten(f.detail))}" if f.detail else "")
         )
     return lines + _undetermined(e)
+
+
+def _charm_errors_section(e: Evidence) -> list[str]:
+    """Each hook the charm's own code failed: not Juju's doing, and what Juju did next."""
+    if not e.charm_errors:
+        return []
+    lines = [
+        "",
+        "## Charm errors",
+        "",
+        "The charm's own code raised in these hooks: a charm bug, not a Juju deviation. "
+        "Juju puts the unit in error, runs no later hook as if the failed one had succeeded, "
+        "and retries it (automatically-retry-hooks: 5 s, doubling, at most 5 minutes).",
+    ]
+    for c in e.charm_errors:
+        clock = " (simulated clock)" if c.simulated else ""
+        outcome = (
+            "recovered on a retry" if c.recovered else "still failing (the unit stays in error)"
+        )
+        lines += [
+            "",
+            f"- {md.code(c.unit)} ({md.text(c.app)}), hook {md.code(c.hook)}: "
+            f"{md.text(c.exception)}; first at {md.text(c.time)}{clock}, "
+            f"{c.attempts} attempts, {outcome}",
+        ]
+        if c.held:
+            lines.append(f"  - hooks held while in error: {md.text(', '.join(c.held))}")
+        if c.traceback:
+            block = md.fenced(("Traceback (last frames):", *c.traceback), "text")
+            lines += ["", *("  " + x for x in block)]
+    return lines
 
 
 def _undetermined(e: Evidence) -> list[str]:
@@ -420,6 +453,7 @@ def render_report(evidence: Evidence) -> str:
     if e.error:
         lines += [f"**The run stopped early:** {md.text(e.error)}", ""]
     lines += _summary(e)
+    lines += _charm_errors_section(e)
     lines += _attention(e)
     lines += _hooks_section(e)
     lines += _layers_section(e)

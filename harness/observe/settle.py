@@ -113,6 +113,7 @@ async def wait_settled(
     quiet_for: float = QUIET_FOR,
     timeout: float = TIMEOUT,
     interval: float = 5.0,
+    stop_on_error: bool = False,
 ) -> Step:
     """Wait until ``apps`` are settled; return the wait as a Step (raises WaitTimeout).
 
@@ -120,6 +121,9 @@ async def wait_settled(
     Ready pods as ``juju status`` lists units. ``disrupted`` maps each disrupted unit to
     its pod before the disruption (None if it had none), ``since`` is when the disruption
     began, and ``required_hooks`` are the hooks each disrupted unit must run.
+    ``stop_on_error`` (the twin, which has already run Juju's retries of a failed hook when
+    a look sees its unit in error) ends the wait at once when a unit is in error, and the
+    Step says which and why.
     """
     from harness.observe.debug_log import parse_lines
     from harness.observe.log_cursor import LogCursor, merged
@@ -132,6 +136,7 @@ async def wait_settled(
     counted = [0]
     changed_at = [lab.clock.monotonic()]
     gave_up: dict[str, tuple[str, ...]] = {}
+    in_error: list[str] = []
 
     async def look() -> SettleState:
         waiting: list[str] = []
@@ -162,6 +167,8 @@ async def wait_settled(
             ]
             if errors:
                 waiting.append(f"{app}: workload error ({', '.join(errors)})")
+                if stop_on_error:
+                    in_error.extend(e for e in errors if e not in in_error)
             app_pods = await lab.cluster.pods(app)
             pods.update({p.unit: p for p in app_pods if p.deletion_timestamp is None})
             ready = [p for p in app_pods if pod_ready(p)]
@@ -189,6 +196,8 @@ async def wait_settled(
                     )
         waiting = [w for w in waiting if not any(w.startswith(f"{u}: hooks") for u in gave_up)]
         quiet = now - changed_at[0]
+        if in_error:  # the charm failed and Juju's retries did not get through: stop here
+            return SettleState((), counted[0], quiet)
         if quiet < quiet_for:
             waiting.append(f"hooks ran {quiet:.0f}s ago (want {quiet_for:.0f}s of quiet)")
         return SettleState(tuple(waiting), counted[0], quiet)
@@ -208,6 +217,11 @@ async def wait_settled(
     ended = lab.clock.now().isoformat()
     log.info("%s settled after %.0fs", names, waited.waited)
     detail = f"{names} settled after {waited.waited:.0f}s ({waited.attempts} looks)"
+    if in_error:
+        detail = (
+            f"stopped waiting for {names} at once after {waited.waited:.0f}s "
+            f"(simulated clock): {'; '.join(in_error)}, after Juju's retries of the failed hook"
+        )
     if gave_up:
         detail += "; never ran: " + "; ".join(
             f"{unit} {', '.join(hooks)}" for unit, hooks in sorted(gave_up.items())

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.common.charm_errors import CharmError
 from harness.common.errors import HarnessError
 from harness.common.findings import Finding
 from harness.common.interrupt import Interruption, RunInterrupted, describe
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from harness.verdict.judge import BranchChoice
 
 Progress = Callable[[str], None]
+CHARM_ERROR_EXIT = 3
+"""``repro run``'s exit status when a charm's own code failed a hook and nothing deviated."""
 
 
 @dataclass(frozen=True)
@@ -60,9 +63,16 @@ class RunResult:
         return self.folder / "report.md"
 
     @property
+    def charm_errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.evidence.findings if f.verdict == "charm-error")
+
+    @property
     def exit_code(self) -> int:
-        """0 unless a finding deviates (``undetermined`` is not one), then 1."""
-        return 1 if self.deviations else 0
+        """1 when a finding deviates; else 3 when the charm's own code failed a hook (a
+        charm bug, not Juju's); else 0 (``undetermined`` is neither)."""
+        if self.deviations:
+            return 1
+        return CHARM_ERROR_EXIT if self.charm_errors else 0
 
 
 def one_line(exc: BaseException) -> str:
@@ -394,6 +404,7 @@ class _Gathered:
     stage: str = "start-up"
     interruption: Interruption | None = None
     window_start: datetime | None = None  # set once the disruption is about to begin
+    charm_errors: tuple[CharmError, ...] = ()
 
     def record(self, steps: Step | Iterable[Step], progress: Progress) -> None:
         """Keep finished steps, and say on the terminal how long each took."""
@@ -449,6 +460,7 @@ class _Gathered:
             error=error,
             bundle=self.bundle,
             interrupted=interrupted,
+            charm_errors=self.charm_errors,
         )
 
 
@@ -632,6 +644,7 @@ async def run_scenario(
         got.enter("writing the evidence")
     except BaseException as exc:
         error, interrupted = got.failure(exc)
+        got.charm_errors = charm_errors_of(lab)
         # A cancel, or a stop asked for that a library turned into its own error, is no
         # failure to explain: reading the debug-log would hold the stop up to its timeout.
         stopping = isinstance(exc, asyncio.CancelledError) or bool(
@@ -721,6 +734,7 @@ async def _run(
     from harness.disrupt.steps import keeping_steps
     from harness.observe.settle import wait_settled
     from harness.observe.snapshot import take_snapshot
+    from harness.verdict.charm_errors import relevant, with_charm_errors
     from harness.verdict.journal_layers import layer_findings
     from harness.verdict.judge import choose_branch, describe_branches, judge
 
@@ -793,6 +807,7 @@ async def _run(
         disrupted={unit: before_pods.get(unit) for unit in disrupted},
         since=window_start,
         required_hooks=common,
+        stop_on_error=lab.simulated,
     )
     got.record(_as_steps(settled), progress)
 
@@ -849,12 +864,20 @@ async def _run(
             )
         )
         findings.extend(layer_findings(expectation, got.before, got.after, units))
-    got.findings = tuple(findings)
+    errors = charm_errors_of(lab)
+    got.charm_errors = errors
+    got.findings = with_charm_errors(findings, relevant(errors, window_start))
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items() if n or v != "undetermined"))
 
 
-_VERDICTS = ("match", "deviation", "known-bug", "undetermined")
+_VERDICTS = ("match", "deviation", "known-bug", "undetermined", "charm-error")
+
+
+def charm_errors_of(lab: Lab) -> tuple[CharmError, ...]:
+    """The hooks the charms' own code failed, where the backend knows them (the twin)."""
+    read = getattr(lab.juju, "charm_errors", None)
+    return tuple(read()) if read is not None else ()
 
 
 def _by_branch(

@@ -15,21 +15,24 @@ import hashlib
 import itertools
 import os
 import sys
+import traceback
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import yaml
 from ops import testing
 
 from harness.catalogue.model import Expectation
+from harness.common.charm_errors import CharmError
 from harness.common.observations import Outcome
 from harness.twin import compat, layers
 from harness.twin.charm_dir import working_directory
 from harness.twin.charms import HookEnv
-from harness.twin.clock import TwinClock
+from harness.twin.clock import TwinClock, iso
 from harness.twin.engine import lifecycle
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for
 from harness.twin.leadership import leads
@@ -37,6 +40,7 @@ from harness.twin.model import CHARM_CONTAINER, TwinRelation, Unit
 from harness.twin.names import MODEL_NAME, MODEL_UUID
 from harness.twin.node import Node
 from harness.twin.records import Records
+from harness.twin.retry import RETRY_DELAYS, held_reason, runs_in_error
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import Recorder, attached, normalise
 
@@ -71,6 +75,7 @@ class Uniter:
         self.owed_changes: list[tuple[str, int, int, int]] = []
         # StatefulSet patches a charm made from a hook: (statefulset, annotations)
         self.owed_patches: list[tuple[str, dict[str, str]]] = []
+        self.failures: list[HookFailure] = []
         self._uuids = itertools.count()
         self._secrets = itertools.count()
 
@@ -225,7 +230,40 @@ class Uniter:
         relation_id: int | None = None,
         remote_unit: int | None = None,
     ) -> None:
-        """Run one hook through ops.testing and carry its effects into the model."""
+        """Run one hook through ops.testing and carry its effects into the model.
+
+        A hook the charm fails puts the unit in error and is retried as Juju retries it;
+        while the unit stays in error, later hooks are held (``harness.twin.retry``).
+        """
+        failed = unit.failed
+        if failed is not None and not runs_in_error(hook, failed.hook):
+            failed.held.append(hook)
+            moment = self.clock.now()
+            reason = held_reason(unit.name, failed.hook)
+            self._record(unit, hook, moment, "skipped", cause, reason, False)
+            return
+        failure = self._run_once(unit, hook, cause, relation_id, remote_unit)
+        if failure is None or failed is not None:
+            return
+        for delay in RETRY_DELAYS:
+            self.clock.advance(delay)
+            failure.attempts += 1
+            if self._run_once(unit, hook, "retry", relation_id, remote_unit) is None:
+                failure.recovered = True
+                break
+        self.failures.append(failure)
+        if not failure.recovered:
+            unit.failed = failure
+
+    def _run_once(
+        self,
+        unit: Unit,
+        hook: str,
+        cause: str,
+        relation_id: int | None,
+        remote_unit: int | None,
+    ) -> HookFailure | None:
+        """One run of a hook; the failure when the charm raised in it."""
         app = self.records.apps[unit.app]
         is_attach = hook.endswith("-storage-attached")
         state = self.state_for(unit, attach_storage=is_attach)
@@ -236,7 +274,7 @@ class Uniter:
         moment = self.clock.hook_ran()
         if isinstance(event, Skip):
             self._record(unit, hook, moment, "skipped", cause, event.reason, reboot)
-            return
+            return None
         before = self._writable_bags(unit)
         recorder = Recorder()
         handlers = normalise(app.charm.exec_handlers, app.charm.containers)
@@ -245,6 +283,8 @@ class Uniter:
                 out = app.ctx.run(event, state)
         except testing.errors.UncaughtCharmError as e:
             # As Juju: the hook's relation data and status are not committed.
+            if not isinstance(unit.status, testing.ErrorStatus):
+                unit.status_before_error = unit.status
             unit.status = testing.ErrorStatus(f'hook failed: "{hook}"')
             error = e.__cause__ or e
             cause_text = f"exit status 1 (simulated: {type(error).__name__}: {error})"
@@ -255,13 +295,27 @@ class Uniter:
             self.node.notice_writes(unit)
             trace = traced(hook, cause, "failed", recorder, unit.status, cause_text)
             self._record(unit, hook, moment, "failed", cause, cause_text, reboot, trace)
-            return
+            return HookFailure(
+                app=app.name,
+                unit=unit.name,
+                hook=hook,
+                exception=f"{type(error).__name__}: {error}".strip(),
+                traceback=frames(error, app.charm.directory),
+                time=iso(moment),
+            )
         if is_attach:
             unit.storage_attached = True
         self._apply(unit, out)
+        if isinstance(unit.status, testing.ErrorStatus):  # the charm set none of its own
+            unit.status = unit.status_before_error or testing.UnknownStatus()  # type: ignore[no-untyped-call]
         trace = traced(hook, cause, "ok", recorder, out.unit_status)
         self._record(unit, hook, moment, "ok", cause, "", reboot, trace)
         self._queue_changes(unit, before)
+        return None
+
+    def charm_errors(self) -> tuple[CharmError, ...]:
+        """Every hook a charm failed so far, with Juju's retries and the hooks held."""
+        return tuple(failure.value() for failure in self.failures)
 
     def run_action(
         self, unit: Unit, action: str, params: Mapping[str, Any]
@@ -409,6 +463,54 @@ class Uniter:
                 self.run_hook(
                     unit, hook, cause, relation_id=relation.id, remote_unit=remote.number
                 )
+
+
+TRACEBACK_FRAMES = 5
+"""How many of a charm exception's innermost frames the evidence keeps."""
+
+
+@dataclass
+class HookFailure:
+    """A hook the charm failed, while the uniter retries it (becomes a ``CharmError``)."""
+
+    app: str
+    unit: str
+    hook: str
+    exception: str
+    traceback: tuple[str, ...]
+    time: str
+    attempts: int = 1
+    recovered: bool = False
+    held: list[str] = field(default_factory=list)
+
+    def value(self) -> CharmError:
+        return CharmError(
+            app=self.app,
+            unit=self.unit,
+            hook=self.hook,
+            exception=self.exception,
+            traceback=self.traceback,
+            time=self.time,
+            attempts=self.attempts,
+            recovered=self.recovered,
+            held=tuple(self.held),
+        )
+
+
+def frames(error: BaseException, charm_dir: Path | None) -> tuple[str, ...]:
+    """The innermost frames of ``error``'s traceback, as ``path:line in function: code``;
+    a path inside the charm is relative to its folder, one in site-packages to that."""
+    found = []
+    for frame in traceback.extract_tb(error.__traceback__)[-TRACEBACK_FRAMES:]:
+        path = Path(frame.filename)
+        if charm_dir is not None and path.is_relative_to(charm_dir):
+            shown = path.relative_to(charm_dir).as_posix()
+        elif "site-packages" in path.parts:
+            shown = "/".join(path.parts[path.parts.index("site-packages") + 1 :])
+        else:
+            shown = path.name
+        found.append(f"{shown}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}")
+    return tuple(found)
 
 
 @contextlib.contextmanager

@@ -55,7 +55,7 @@ DEFAULT_LAYERS: Mapping[tuple[str, str], Layer] = {
     ("charm", PROBE_ROOT_INCARNATION): "container-root",
 }
 
-VERDICTS: tuple[Verdict, ...] = ("match", "deviation", "known-bug", "undetermined")
+VERDICTS: tuple[Verdict, ...] = ("match", "deviation", "known-bug", "undetermined", "charm-error")
 
 __all__ = [
     "DEFAULT_LAYERS",

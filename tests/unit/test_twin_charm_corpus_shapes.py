@@ -81,3 +81,32 @@ def test_a_charms_modules_never_replace_the_probes_or_another_charms(
     assert failed_hooks(raw) == []
     assert code == 0, err
     assert {h["unit"] for h in raw["hooks"]} >= {"shapes/0", "probe/0"}
+
+
+def test_a_charm_error_is_its_own_verdict_with_the_traceback_and_juju_retries_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err, raw = repro(capsys, tmp_path, "bundle-raises.yaml", "--no-probe")
+
+    assert code == 3, err  # a charm error: neither a Juju deviation (1) nor bad input (2)
+    line = next(x for x in err.splitlines() if "shapes/0" in x)
+    assert "upgrade-charm" in line
+    assert "RuntimeError: raise-in=upgrade-charm" in line
+    assert "charm.py" in err  # the last frames of the traceback
+    verdicts = {f["verdict"] for f in raw["findings"]}
+    assert "charm-error" in verdicts
+    assert "deviation" not in verdicts
+    (error,) = raw["charm_errors"]
+    assert (error["app"], error["unit"], error["hook"]) == ("shapes", "shapes/0", "upgrade-charm")
+    assert error["exception"] == "RuntimeError: raise-in=upgrade-charm: a charm bug, on purpose"
+    assert any("src/charm.py" in frame for frame in error["traceback"])
+    # Juju retries it (automatically-retry-hooks): 5 s, then doubling, up to 5 minutes.
+    failed = [h for h in raw["hooks"] if h["unit"] == "shapes/0" and h["outcome"] == "failed"]
+    assert len(failed) == error["attempts"] > 1
+    # ...and runs no later hook as if it had succeeded.
+    ran = [h["hook"] for h in raw["hooks"] if h["unit"] == "shapes/0" and h["outcome"] == "ok"]
+    assert "start" not in ran[ran.index("stop") + 1 :] if "stop" in ran else "start" not in ran
+    report = (Path(out.splitlines()[-1]) / "report.md").read_text()
+    assert "## Charm errors" in report
+    assert "RuntimeError: raise-in=upgrade-charm" in report
+    assert "simulated" in report.split("## Charm errors", 1)[1].split("\n## ", 1)[0]

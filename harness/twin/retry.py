@@ -1,0 +1,50 @@
+"""What Juju does after a hook fails, as the twin's uniter applies it.
+
+- The unit goes into ``error``, ``hook failed: "<hook>"`` (worker/uniter/uniter.go, 3.6:
+  ``statusMessage := fmt.Sprintf("hook failed: %q", hookMessage)``).
+- No later hook runs as if it had succeeded: the resolver returns the failed hook's
+  operation (worker/uniter/resolver.go ``nextOpHookError``); relation, secret and
+  leadership resolvers wait for ``operation.Continue``. Two exceptions: actions run in
+  error (actions/resolver.go: "We can still run actions if the unit is in a hook error
+  state"), and workload hooks (pebble-ready, notices, checks) run when the failed hook is
+  itself a workload hook (container/workload.go).
+- With ``automatically-retry-hooks`` (true by default: environs/config/config.go) the
+  failed hook is run again after a backoff: 5 s, doubling, at most 5 minutes, with
+  +-3% jitter from the second retry (apiserver/facades/agent/retrystrategy/retrystrategy.go:
+  ``MinRetryTime = 5 * time.Second``, ``MaxRetryTime = 5 * time.Minute``,
+  ``RetryTimeFactor = 2``; juju/utils timer.go ``increaseDuration``; the same at 2.9.31,
+  3.6 and 4.0-beta5). The twin uses the delays without jitter (deterministic).
+
+Juju retries for as long as the hook fails; the twin's charms are deterministic, so once
+the delay reaches its 5-minute ceiling another retry would only fail the same way: the
+twin stops there (``RETRY_DELAYS``, 615 s on its simulated clock) and the unit stays in
+error, which the evidence says.
+"""
+
+from __future__ import annotations
+
+RETRY_DELAYS: tuple[float, ...] = (5, 10, 20, 40, 80, 160, 300)
+"""Seconds before each retry: Juju's backoff up to its ceiling (see the module doc)."""
+
+WORKLOAD_HOOK_SUFFIXES = (
+    "-pebble-ready",
+    "-pebble-custom-notice",
+    "-pebble-check-failed",
+    "-pebble-check-recovered",
+)
+
+
+def is_workload_hook(hook: str) -> bool:
+    return hook.endswith(WORKLOAD_HOOK_SUFFIXES)
+
+
+def runs_in_error(hook: str, failed: str) -> bool:
+    """Whether Juju runs ``hook`` while the unit is in error because ``failed`` failed."""
+    return is_workload_hook(hook) and is_workload_hook(failed)
+
+
+def held_reason(unit: str, failed: str) -> str:
+    return (
+        f"held: {unit} is in error (hook failed: {failed!r}); Juju runs no other hook "
+        "until that one succeeds (worker/uniter/resolver.go nextOpHookError)"
+    )
