@@ -27,7 +27,9 @@ from harness.evidence.folders import session_folder
 from harness.evidence.model import Evidence
 from harness.lab.ports import Lab
 from harness.run.deploy import deploy_stack, mark_stack
-from harness.run.scenario import RunResult, deploy_commands, one_line, run_scenario, user_bundle
+from harness.run.reproduce import deploy_commands, user_bundle
+from harness.run.result import RunResult, one_line
+from harness.run.scenario import run_scenario
 from harness.scenario.bundle.load import load_bundle
 from harness.scenario.bundle.model import BundleSpec
 from harness.scenario.bundle_stack import (

@@ -1,10 +1,6 @@
-"""The evidence of one run as a value, and its folder: bundle.json + report.md + timeline.svg.
-
-``bundle.json`` is deterministic (sorted keys, snapshot collections in a stable order) so the
-same twin run gives byte-identical files, and it validates against ``schema.json`` shipped
-beside this module. The writer redacts secret-looking databag values as a last line of
-defence: the verdict and observers should already have done it.
-"""
+"""bundle.json: deterministic (sorted keys, collections in a stable order: a twin run gives
+byte-identical files), valid against ``schema.json`` beside this module, and redacting
+secret-looking databag values as a last line of defence (the verdict already did)."""
 
 from __future__ import annotations
 

@@ -23,6 +23,12 @@ error, which the evidence says.
 
 from __future__ import annotations
 
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.common.charm_errors import CharmError
+
 RETRY_DELAYS: tuple[float, ...] = (5, 10, 20, 40, 80, 160, 300)
 """Seconds before each retry: Juju's backoff up to its ceiling (see the module doc)."""
 
@@ -48,3 +54,51 @@ def held_reason(unit: str, failed: str) -> str:
         f"held: {unit} is in error (hook failed: {failed!r}); Juju runs no other hook "
         "until that one succeeds (worker/uniter/resolver.go nextOpHookError)"
     )
+
+
+TRACEBACK_FRAMES = 5
+"""How many of a charm exception's innermost frames the evidence keeps."""
+
+
+@dataclass
+class HookFailure:
+    """A hook the charm failed, while the uniter retries it (becomes a ``CharmError``)."""
+
+    app: str
+    unit: str
+    hook: str
+    exception: str
+    traceback: tuple[str, ...]
+    time: str
+    attempts: int = 1
+    recovered: bool = False
+    held: list[str] = field(default_factory=list)
+
+    def value(self) -> CharmError:
+        return CharmError(
+            app=self.app,
+            unit=self.unit,
+            hook=self.hook,
+            exception=self.exception,
+            traceback=self.traceback,
+            time=self.time,
+            attempts=self.attempts,
+            recovered=self.recovered,
+            held=tuple(self.held),
+        )
+
+
+def frames(error: BaseException, charm_dir: Path | None) -> tuple[str, ...]:
+    """The innermost frames of ``error``'s traceback, as ``path:line in function: code``;
+    a path inside the charm is relative to its folder, one in site-packages to that."""
+    found = []
+    for frame in traceback.extract_tb(error.__traceback__)[-TRACEBACK_FRAMES:]:
+        path = Path(frame.filename)
+        if charm_dir is not None and path.is_relative_to(charm_dir):
+            shown = path.relative_to(charm_dir).as_posix()
+        elif "site-packages" in path.parts:
+            shown = "/".join(path.parts[path.parts.index("site-packages") + 1 :])
+        else:
+            shown = path.name
+        found.append(f"{shown}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}")
+    return tuple(found)

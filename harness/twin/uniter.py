@@ -15,12 +15,10 @@ import hashlib
 import itertools
 import os
 import sys
-import traceback
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -40,7 +38,7 @@ from harness.twin.model import CHARM_CONTAINER, TwinRelation, Unit
 from harness.twin.names import MODEL_NAME, MODEL_UUID
 from harness.twin.node import Node
 from harness.twin.records import Records
-from harness.twin.retry import RETRY_DELAYS, held_reason, runs_in_error
+from harness.twin.retry import RETRY_DELAYS, HookFailure, frames, held_reason, runs_in_error
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import Recorder, attached, normalise
 
@@ -463,54 +461,6 @@ class Uniter:
                 self.run_hook(
                     unit, hook, cause, relation_id=relation.id, remote_unit=remote.number
                 )
-
-
-TRACEBACK_FRAMES = 5
-"""How many of a charm exception's innermost frames the evidence keeps."""
-
-
-@dataclass
-class HookFailure:
-    """A hook the charm failed, while the uniter retries it (becomes a ``CharmError``)."""
-
-    app: str
-    unit: str
-    hook: str
-    exception: str
-    traceback: tuple[str, ...]
-    time: str
-    attempts: int = 1
-    recovered: bool = False
-    held: list[str] = field(default_factory=list)
-
-    def value(self) -> CharmError:
-        return CharmError(
-            app=self.app,
-            unit=self.unit,
-            hook=self.hook,
-            exception=self.exception,
-            traceback=self.traceback,
-            time=self.time,
-            attempts=self.attempts,
-            recovered=self.recovered,
-            held=tuple(self.held),
-        )
-
-
-def frames(error: BaseException, charm_dir: Path | None) -> tuple[str, ...]:
-    """The innermost frames of ``error``'s traceback, as ``path:line in function: code``;
-    a path inside the charm is relative to its folder, one in site-packages to that."""
-    found = []
-    for frame in traceback.extract_tb(error.__traceback__)[-TRACEBACK_FRAMES:]:
-        path = Path(frame.filename)
-        if charm_dir is not None and path.is_relative_to(charm_dir):
-            shown = path.relative_to(charm_dir).as_posix()
-        elif "site-packages" in path.parts:
-            shown = "/".join(path.parts[path.parts.index("site-packages") + 1 :])
-        else:
-            shown = path.name
-        found.append(f"{shown}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}")
-    return tuple(found)
 
 
 @contextlib.contextmanager

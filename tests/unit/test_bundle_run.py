@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main as cli
+from harness.cli import run as cli_run
 from harness.evidence.bundle import read_bundle, schema_errors
 from harness.scenario import charm_meta
 
@@ -43,7 +44,7 @@ def charmhub(monkeypatch: pytest.MonkeyPatch, *, reachable: bool = True) -> list
 
 def forbid_deploying(monkeypatch: pytest.MonkeyPatch) -> None:
     import harness.live.lab
-    import harness.run.deploy
+    import harness.run.launch
     import harness.twin
 
     def forbidden(*args: Any, **kwargs: Any) -> Any:
@@ -51,8 +52,8 @@ def forbid_deploying(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(harness.live.lab, "connect_lab", forbidden)
     monkeypatch.setattr(harness.twin, "make_lab", forbidden)
-    monkeypatch.setattr(harness.run.deploy, "deploy_stack", forbidden)
-    monkeypatch.setattr(cli, "_controller_reachable", lambda: True)
+    monkeypatch.setattr(harness.run.launch, "deploy_stack", forbidden)
+    monkeypatch.setattr(cli_run, "_controller_reachable", lambda: True)
 
 
 def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
@@ -336,7 +337,7 @@ def test_twin_run_without_the_probe_says_so(
 def test_a_disruption_name_runs_on_the_default_stack(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli, "_controller_reachable", lambda: False)
+    monkeypatch.setattr(cli_run, "_controller_reachable", lambda: False)
 
     code, out, err = repro(capsys, "run", "pod-delete", "--backend", "live", "--dry-run")
 
@@ -402,12 +403,11 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
     import types
 
     import harness.live.lab
-    import harness.run.deploy
-    import harness.run.scenario
+    import harness.run.launch
     from harness.lab.ports import AppSpec
 
     charmhub(monkeypatch)
-    monkeypatch.setattr(cli, "_controller_reachable", lambda: True)
+    monkeypatch.setattr(cli_run, "_controller_reachable", lambda: True)
     seen: dict[str, Any] = {}
     lab = types.SimpleNamespace(juju=types.SimpleNamespace(model_name="m", driver="libjuju"))
 
@@ -426,8 +426,8 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
         raise RuntimeError("the controller went away")  # a failing run still leaves a bundle
 
     monkeypatch.setattr(harness.live.lab, "connect_lab", connect_lab)
-    monkeypatch.setattr(harness.run.deploy, "deploy_stack", deploy_stack)
-    monkeypatch.setattr(harness.run.scenario, "run_scenario", run_scenario)
+    monkeypatch.setattr(harness.run.launch, "deploy_stack", deploy_stack)
+    monkeypatch.setattr(harness.run.launch, "run_scenario", run_scenario)
     probe = tmp_path / "probe_amd64.charm"
     probe.write_text("zip")
 

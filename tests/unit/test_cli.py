@@ -17,8 +17,11 @@ import pytest
 from evidence_samples import evidence
 
 from harness.catalogue.names import NAMES
+from harness.cli import catalogue, timeline
 from harness.cli import main as cli
+from harness.cli import run as cli_run
 from harness.evidence.write import write_bundle
+from harness.run import launch
 from harness.scenario.scenarios import SCENARIOS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
@@ -537,7 +540,7 @@ def test_timeline_of_an_unreadable_file(
         raise PermissionError(13, "Permission denied")
 
     # Tests may run as root, where chmod 000 does not stop a read.
-    monkeypatch.setattr(cli, "open", denied, raising=False)
+    monkeypatch.setattr(timeline, "open", denied, raising=False)
 
     code, _, err = repro(capsys, "timeline", str(locked))
 
@@ -739,7 +742,7 @@ def test_one_bad_bundle_does_not_lose_the_matrix(
 
 
 def no_controller(monkeypatch: pytest.MonkeyPatch, reachable: bool = False) -> None:
-    monkeypatch.setattr(cli, "_controller_reachable", lambda: reachable)
+    monkeypatch.setattr(cli_run, "_controller_reachable", lambda: reachable)
 
 
 def test_run_dry_run_prints_the_plan_and_touches_nothing(
@@ -748,7 +751,7 @@ def test_run_dry_run_prints_the_plan_and_touches_nothing(
     def forbidden(*args: Any) -> Any:
         raise AssertionError("a dry run must not run anything")
 
-    monkeypatch.setattr(cli, "_run", forbidden)
+    monkeypatch.setattr(launch, "deploy_and_run", forbidden)
     code, out, _ = repro(
         capsys, "run", "lp2021891-pod-delete", "--backend", "live", "--dry-run",
         "--model", "bug", "--evidence-dir", str(tmp_path / "ev"),
@@ -771,7 +774,7 @@ def test_run_dry_run_prints_the_plan_and_touches_nothing(
 def test_run_dry_run_says_what_the_model_s_hook_settings_will_be(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, inherit: bool
 ) -> None:
-    monkeypatch.setattr(cli, "_run", None)
+    monkeypatch.setattr(launch, "deploy_and_run", None)
     code, out, _ = repro(
         capsys, "run", "lp2021891-pod-delete", "--backend", "live", "--dry-run",
         *(["--inherit-model-config"] if inherit else []),
@@ -968,14 +971,14 @@ def test_run_prints_the_folder_last_and_exits_by_verdict(
     seen: dict[str, Any] = {}
 
     async def fake_run(
-        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
+        options: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
     ) -> Any:
         seen.update(backend=backend, folder=folder, juju=juju)
         print("progress line")
         write_bundle(evidence(deviation=bool(deviations)), folder)
         return _FakeResult(folder, deviations)
 
-    monkeypatch.setattr(cli, "_run", fake_run)
+    monkeypatch.setattr(launch, "deploy_and_run", fake_run)
     code, out, _ = repro(
         capsys, "run", "lp2021891-pod-delete", "--juju", "2.9.43", "--evidence-dir", str(tmp_path)
     )
@@ -997,12 +1000,12 @@ def test_run_failure_still_points_at_the_bundle(
     no_controller(monkeypatch)
 
     async def failing(
-        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
+        options: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
     ) -> Any:
         write_bundle(evidence(error="timed out"), folder)
         raise WaitTimeout("probe pods Ready", 900, "probe-0 Pending")
 
-    monkeypatch.setattr(cli, "_run", failing)
+    monkeypatch.setattr(launch, "deploy_and_run", failing)
     code, out, err = repro(capsys, "run", "lp2021891-pod-delete", "--evidence-dir", str(tmp_path))
 
     assert_one_line_error(code, err, "timed out after 900s waiting for probe pods Ready")
@@ -1015,7 +1018,7 @@ def test_unexpected_errors_are_one_line_too(
     def broken(args: Any) -> int:
         raise RuntimeError("something\nunexpected")
 
-    monkeypatch.setattr(cli, "cmd_list", broken)
+    monkeypatch.setattr(catalogue, "cmd_list", broken)
 
     code, _, err = repro(capsys, "list")
 
@@ -1094,8 +1097,6 @@ def test_run_live_connects_deploys_and_runs(
     import types
 
     import harness.live.lab
-    import harness.run.deploy
-    import harness.run.scenario
 
     no_controller(monkeypatch, reachable=True)
     calls: list[Any] = []
@@ -1119,8 +1120,8 @@ def test_run_live_connects_deploys_and_runs(
         return _FakeResult(folder, 0)
 
     monkeypatch.setattr(harness.live.lab, "connect_lab", connect_lab)
-    monkeypatch.setattr(harness.run.deploy, "deploy_stack", deploy_stack)
-    monkeypatch.setattr(harness.run.scenario, "run_scenario", run_scenario)
+    monkeypatch.setattr(launch, "deploy_stack", deploy_stack)
+    monkeypatch.setattr(launch, "run_scenario", run_scenario)
     charm = tmp_path / "probe_ubuntu-22.04-amd64.charm"
     charm.write_text("zip")
 

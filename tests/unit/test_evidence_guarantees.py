@@ -22,8 +22,10 @@ from typing import Any
 import pytest
 
 from harness.cli import main as cli
+from harness.cli import run as cli_run
 from harness.common.errors import HarnessError
 from harness.evidence.bundle import read_bundle
+from harness.run import launch
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = "lp2021891-pod-delete"
@@ -129,8 +131,8 @@ def _nothing_may_run(monkeypatch: pytest.MonkeyPatch) -> None:
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the run started although its evidence folder is unusable")
 
-    monkeypatch.setattr(cli, "_controller_reachable", forbidden)
-    monkeypatch.setattr(cli, "_run", forbidden)
+    monkeypatch.setattr(cli_run, "_controller_reachable", forbidden)
+    monkeypatch.setattr(launch, "deploy_and_run", forbidden)
 
 
 @pytest.mark.parametrize("where", ["file", "under-a-file"])
@@ -223,12 +225,10 @@ def test_ctrl_c_during_a_run_stops_it_and_the_bundle_says_so(
 def test_ctrl_c_while_deploying_still_leaves_a_bundle(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import harness.run.deploy as deploy
-
     async def interrupted_deploy(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(deploy, "deploy_stack", interrupted_deploy)
+    monkeypatch.setattr(launch, "deploy_stack", interrupted_deploy)
 
     code, out, err = repro(
         capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
@@ -551,7 +551,7 @@ def test_a_twin_report_reproduces_without_this_machines_paths_or_kubectl(
 
 
 def test_a_packed_charm_elsewhere_is_named_by_its_file_name() -> None:
-    from harness.run.scenario import deploy_commands, portable_commands
+    from harness.run.reproduce import deploy_commands, portable_commands
     from harness.scenario.stack import default_stack
 
     stack = default_stack("/home/someone/build/probe_ubuntu-22.04-amd64.charm")
@@ -655,13 +655,11 @@ def test_a_second_sigterm_while_deploying_is_recorded_as_sigterm(
 ) -> None:
     # A supervisor (timeout, CI cancel) sends SIGTERM, then SIGTERM again: the second stops
     # the run at once, and the bundle and the terminal must name the signal that was sent.
-    import harness.run.deploy as deploy
-
     async def terminated_twice(*args: Any, **kwargs: Any) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
         os.kill(os.getpid(), signal.SIGTERM)
 
-    monkeypatch.setattr(deploy, "deploy_stack", terminated_twice)
+    monkeypatch.setattr(launch, "deploy_stack", terminated_twice)
 
     code, out, err = repro(
         capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)

@@ -31,7 +31,11 @@ from harness.disrupt.base import Disruption
 from harness.disrupt.node_restart import NodeRestart
 from harness.lab.ports import ActionResult, Lab
 from harness.live.microk8s import MicroK8sNode
-from harness.run.scenario import deploy_commands, in_window, one_line, plan, run_scenario
+from harness.run.hooks import in_window
+from harness.run.plan import plan
+from harness.run.reproduce import deploy_commands
+from harness.run.result import one_line
+from harness.run.scenario import run_scenario
 from harness.scenario.scenarios import Target, scenario
 from harness.scenario.stack import default_stack
 

@@ -1,0 +1,100 @@
+"""What every ``repro`` command shares: its parser, and a user's strings read into values.
+
+A bad command line is one ``UsageError`` line, never argparse's usage and exit; a Juju
+version or a model name a person typed is checked here, once, with a fix in its message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import TYPE_CHECKING, NoReturn
+
+from harness.common.errors import HarnessError
+from harness.common.versions import JujuVersion
+
+
+class UsageError(Exception):
+    """Bad command-line usage, reported as one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    # argparse prints usage and exits; we want one line and our own exit status.
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+if TYPE_CHECKING:  # what each command module's add_parsers is given
+    Subparsers = argparse._SubParsersAction[Parser]
+
+
+def parse_juju(text: str) -> JujuVersion:
+    """The Juju version at the start of ``text`` (as ``juju version`` prints it)."""
+    try:
+        return JujuVersion.parse(text)
+    except ValueError:
+        raise HarnessError(
+            f"not a Juju version: {text!r}", "use a version such as 3.6 or 2.9.43"
+        ) from None
+
+
+_JUJU_OPTION = re.compile(r"v?\d+\.\d+(?:[.-][a-z]*\d+)?(?:\.\d+)?")
+
+
+def parse_juju_option(text: str | None) -> JujuVersion | None:
+    """``--juju`` as given: a whole version (3.6, 2.9.43, 3.0-beta4, 3.6.1.1), never a prefix.
+
+    ``JujuVersion.parse`` reads the version at the start of any text (``juju version``
+    prints ``3.6.1-genericlinux-amd64``); a person's option must be a version and no more.
+    """
+    return None if text is None else parse_juju_strict(text)
+
+
+def parse_juju_strict(text: str) -> JujuVersion:
+    if not _JUJU_OPTION.fullmatch(text.strip()):
+        raise HarnessError(
+            f"not a Juju version: {text!r}", "use a version such as 3.6, 2.9.43 or 3.0-beta4"
+        )
+    return parse_juju(text)
+
+
+def judged_note(version: JujuVersion, text: str) -> str | None:
+    """Refuse a version the catalogue cannot judge; a note when it only extrapolates to it.
+
+    The catalogue's entries say which versions it covers (its lowest ``juju_min``) and which
+    Juju series its ranges name; a later series is judged by the newest range, unread.
+    """
+    from harness.catalogue import load
+
+    entries = load().entries
+    lowest = min(JujuVersion.parse(e.juju_min) for e in entries)
+    named = [JujuVersion.parse(e.juju_min) for e in entries]
+    named += [JujuVersion.parse(e.juju_max) for e in entries if e.juju_max]
+    newest = max(named)
+    if version < lowest:
+        raise HarnessError(
+            f"the catalogue cannot judge Juju {text}: it covers Juju "
+            f"{lowest.major}.{lowest.minor} and later",
+            f"pass --juju {lowest.major}.{lowest.minor} or newer",
+        )
+    if version.major > newest.major:
+        series = ", ".join(f"{major}.x" for major in sorted({v.major for v in named}))
+        return (
+            f"note: the catalogue's ranges name Juju {series} only; Juju {text} is judged "
+            f"by its newest range ({newest.major}.{newest.minor} and later): an extrapolation"
+        )
+    return None
+
+
+# juju/names model.go (IsValidModelName): lowercase letters, digits, non-leading hyphens.
+_MODEL = re.compile(r"^[a-z0-9]+[a-z0-9-]*$")
+
+
+def check_model(name: str | None) -> None:
+    """``--model``: refused before anything runs; the name is also the Kubernetes namespace
+    in every printed command, so it must be one Juju accepts."""
+    if name is not None and not _MODEL.match(name):
+        raise HarnessError(
+            f"not a Juju model name: {name!r}",
+            "use lowercase letters, digits and hyphens, e.g. --model repro-lab",
+        )

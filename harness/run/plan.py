@@ -1,0 +1,112 @@
+"""A dry run's plan: every step ``repro run`` takes, in order, as commands and comments."""
+
+from __future__ import annotations
+
+from harness.common.versions import JujuVersion
+from harness.run.reproduce import (
+    deploy_commands,
+    disruption_commands,
+    local_charm,
+)
+from harness.scenario.scenarios import Scenario
+from harness.scenario.stack import Stack, WatchedPath
+
+
+def plan(
+    scenario: Scenario,
+    stack: Stack,
+    *,
+    model: str,
+    namespace: str,
+    juju: JujuVersion | None = None,
+) -> tuple[str, ...]:
+    """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run)."""
+    from harness.live.juju_cli import debug_log_plan
+    from harness.observe.settle import HOOKS_TIMEOUT, QUIET_FOR
+
+    affected = sorted({t.app for t in scenario.targets})
+    lines = [f"# model {model} (Kubernetes namespace {namespace})"]
+    if stack.bundle is not None:
+        lines += bundle_plan_notes(stack)
+    else:
+        lines.append("# deploy the stack")
+    lines += deploy_commands(stack, juju, as_bundle=False)
+    lines += [
+        f"# wait until settled: {', '.join(stack.app_names)} active and idle",
+        *_marking_notes(stack),
+        *_watch_notes(stack, scenario),
+        "# snapshot before: pods, watched files, relation data, statuses"
+        + (", probe journal" if stack.has_probe else ""),
+        f"# disrupt: {scenario.disruption}",
+        *disruption_commands(scenario, model, namespace, local_charm(scenario, stack)),
+        f"# wait until settled: each disrupted {', '.join(affected)} unit shows a new"
+        " incarnation (new pod uid, restart count or agent start) and runs the catalogue's"
+        f" required hooks (missing after {HOOKS_TIMEOUT:.0f}s: reported, not awaited), then pods"
+        f" Ready, agents idle, no new hook line for {QUIET_FOR:.0f}s",
+        "# snapshot after: pods, watched files, relation data, statuses"
+        + (", probe journal" if stack.has_probe else ""),
+        *debug_log_plan(),
+        "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
+    ]
+    return tuple(lines)
+
+
+def _watch_note(watched: WatchedPath) -> str:
+    if watched.layer is None:
+        return "layer unknown: recorded, not judged"
+    if not watched.judged:
+        return f"{watched.layer}: recorded, not judged"
+    if watched.charm_written:
+        return f"{watched.layer}: judged on content and metadata; undetermined if rewritten"
+    return watched.layer
+
+
+def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
+    """What the plan says about a user's bundle: which file, its digest, the observer."""
+    bundle = stack.bundle
+    if bundle is None:
+        return ()
+    lines = [
+        f"# deploy bundle {bundle.label} from {bundle.path} (sha256 {bundle.digest})",
+        f"#   app by app, as `{bundle.deploy_command()}` would: {', '.join(bundle.app_names)}",
+    ]
+    if not bundle.kubernetes:
+        lines.append(
+            "# note: the bundle does not say `bundle: kubernetes`; juju/charm bundledata.go "
+            "reads an untyped bundle as a machine one (unverified how Juju deploys it on a "
+            "Kubernetes model: add the key)"
+        )
+    lines += [f"# note: {note}" for note in bundle.notes]
+    if stack.has_probe:
+        lines.append(
+            "# add the probe observer (probe, probe-peer): its own apps, related only "
+            "to each other, disrupted alongside"
+        )
+    else:
+        lines.append("# no probe observer (--no-probe): hooks come from debug-log only")
+    return tuple(lines)
+
+
+def _marking_notes(stack: Stack) -> tuple[str, ...]:
+    lines = []
+    if stack.has_probe:
+        lines.append(
+            "# write the probe markers and databag values (actions write-marker, set-databag)"
+        )
+    lines += [
+        f"# write a marker into {w.app} {w.container}:{w.path} (kubectl exec)"
+        for w in stack.watched
+        if w.seed
+    ]
+    return tuple(lines)
+
+
+def _watch_notes(stack: Stack, scenario: Scenario) -> tuple[str, ...]:
+    if stack.bundle is None:
+        return ()
+    lines = [f"# watch {w.app} {w.container}:{w.path} ({_watch_note(w)})" for w in stack.watched]
+    for app in sorted({t.app for t in scenario.targets} & set(stack.bundle.app_names)):
+        related = stack.bundle.relations_of(app)
+        listed = ", ".join(f"{a} {b}" for a, b in related) or "none in the bundle"
+        lines.append(f"# relation data of every relation of {app} (juju show-unit): {listed}")
+    return tuple(lines)
