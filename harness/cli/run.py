@@ -74,6 +74,14 @@ def add_parsers(sub: Subparsers) -> None:
         help="twin: run this app's real charm code from DIR (src/charm.py); repeatable",
     )
     p.add_argument(
+        "--charm-venv",
+        action="append",
+        metavar="APP=VENV",
+        help="twin: import that --charm-source app's own dependencies from the virtual "
+        "environment VENV, built for the Python repro runs on (default: DIR/.venv or "
+        "DIR/venv when it is one); repeatable",
+    )
+    p.add_argument(
         "--no-probe", action="store_true", help="do not add the probe observer to the bundle"
     )
     p.add_argument(
@@ -113,6 +121,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         ("--watch", options.watch),
         ("--mark", options.mark),
         ("--charm-source", options.charm_source),
+        ("--charm-venv", options.charm_venv),
         ("--overlay", options.overlay),
     ):
         if given:
