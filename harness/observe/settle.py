@@ -122,8 +122,8 @@ async def wait_settled(
     its pod before the disruption (None if it had none), ``since`` is when the disruption
     began, and ``required_hooks`` are the hooks each disrupted unit must run.
     ``stop_on_error`` (the twin, which has already run Juju's retries of a failed hook when
-    a look sees its unit in error) ends the wait at once when a unit is in error, and the
-    Step says which and why.
+    a look sees its unit in error) stops waiting at once for a unit in error (its hooks,
+    its incarnation), and the Step says which and why.
     """
     from harness.observe.debug_log import parse_lines
     from harness.observe.log_cursor import LogCursor, merged
@@ -165,10 +165,10 @@ async def wait_settled(
                 for s in app_units
                 if s.workload == "error"
             ]
-            if errors:
+            if errors and stop_on_error:  # not waited for: the retries have run already
+                in_error.extend(e for e in errors if e not in in_error)
+            elif errors:
                 waiting.append(f"{app}: workload error ({', '.join(errors)})")
-                if stop_on_error:
-                    in_error.extend(e for e in errors if e not in in_error)
             app_pods = await lab.cluster.pods(app)
             pods.update({p.unit: p for p in app_pods if p.deletion_timestamp is None})
             ready = [p for p in app_pods if pod_ready(p)]
@@ -195,9 +195,9 @@ async def wait_settled(
                         unit.incarnation,
                     )
         waiting = [w for w in waiting if not any(w.startswith(f"{u}: hooks") for u in gave_up)]
+        stuck = {e.split(" ", 1)[0] for e in in_error}
+        waiting = [w for w in waiting if w.split(":", 1)[0] not in stuck]
         quiet = now - changed_at[0]
-        if in_error:  # the charm failed and Juju's retries did not get through: stop here
-            return SettleState((), counted[0], quiet)
         if quiet < quiet_for:
             waiting.append(f"hooks ran {quiet:.0f}s ago (want {quiet_for:.0f}s of quiet)")
         return SettleState(tuple(waiting), counted[0], quiet)
@@ -218,9 +218,9 @@ async def wait_settled(
     log.info("%s settled after %.0fs", names, waited.waited)
     detail = f"{names} settled after {waited.waited:.0f}s ({waited.attempts} looks)"
     if in_error:
-        detail = (
-            f"stopped waiting for {names} at once after {waited.waited:.0f}s "
-            f"(simulated clock): {'; '.join(in_error)}, after Juju's retries of the failed hook"
+        detail += (
+            f"; stopped waiting at once for a unit in error after Juju's retries of its "
+            f"failed hook: {'; '.join(in_error)}"
         )
     if gave_up:
         detail += "; never ran: " + "; ".join(

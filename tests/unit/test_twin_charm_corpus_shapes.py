@@ -110,3 +110,29 @@ def test_a_charm_error_is_its_own_verdict_with_the_traceback_and_juju_retries_it
     assert "## Charm errors" in report
     assert "RuntimeError: raise-in=upgrade-charm" in report
     assert "simulated" in report.split("## Charm errors", 1)[1].split("\n## ", 1)[0]
+
+
+def test_a_hook_failing_on_a_command_the_twin_cannot_run_is_undetermined_not_a_charm_bug(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _out, err, raw = repro(capsys, tmp_path, "bundle-exec.yaml", "--no-probe")
+
+    assert code == 0, err  # neither a deviation nor the charm's bug: undetermined
+    (error,) = raw["charm_errors"]
+    assert error["hook"] == "app-pebble-ready"
+    assert "shapes-app --version" in error["undetermined"]
+    assert "no exec handler" in error["undetermined"]
+    verdicts = {f["verdict"] for f in raw["findings"] if "shapes/0" in f["subject"]}
+    assert "undetermined" in verdicts
+    assert not verdicts & {"deviation", "charm-error"}
+    assert "shapes-app --version" in err
+
+
+def test_a_unit_in_error_does_not_cut_the_quiet_window_short_for_the_others(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # With the probe observer beside the failing charm: its two sources must still agree
+    # (a wait cut short left hooks from before the disruption inside its window).
+    code, _out, err, raw = repro(capsys, tmp_path, "bundle-raises.yaml")
+    assert code == 3, err
+    assert [f["subject"] for f in raw["findings"] if f["verdict"] == "deviation"] == []
