@@ -27,15 +27,19 @@ class CharmError:
     recovered: bool = False  # a retry succeeded
     held: tuple[str, ...] = ()  # hooks Juju did not run while the unit was in error
     simulated: bool = True
+    # Set when the failure rests on what the twin does not know (the workload's answer to
+    # a command, its image's files and Pebble layers): whose bug it is cannot be told.
+    undetermined: str = ""
 
     def one_line(self) -> str:
         clock = " (simulated clock)" if self.simulated else ""
         outcome = "recovered on a retry" if self.recovered else "still failing"
         frame = f" at {self.traceback[-1]}" if self.traceback else ""
+        doubt = f"; undetermined: {self.undetermined}" if self.undetermined else ""
         return (
             f"charm error: {self.unit} ({self.app}) hook {self.hook!r} raised "
             f"{self.exception}{frame}; {self.attempts} attempts from {self.time}{clock}, "
-            f"{outcome}"
+            f"{outcome}{doubt}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -50,6 +54,7 @@ class CharmError:
             "recovered": self.recovered,
             "held": list(self.held),
             "simulated": self.simulated,
+            "undetermined": self.undetermined,
         }
 
     @classmethod
@@ -65,4 +70,5 @@ class CharmError:
             recovered=bool(raw.get("recovered", False)),
             held=tuple(str(h) for h in raw.get("held", ())),
             simulated=bool(raw.get("simulated", True)),
+            undetermined=str(raw.get("undetermined", "")),
         )

@@ -160,6 +160,10 @@ def _charm_errors_section(e: Evidence) -> list[str]:
             f"{md.text(c.exception)}; first at {md.text(c.time)}{clock}, "
             f"{c.attempts} attempts, {outcome}",
         ]
+        if c.undetermined:
+            lines.append(
+                f"  - undetermined, not counted as the charm's bug: {md.text(c.undetermined)}"
+            )
         if c.held:
             lines.append(f"  - hooks held while in error: {md.text(', '.join(c.held))}")
         if c.traceback:

@@ -24,6 +24,7 @@ error, which the evidence says.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,6 +74,7 @@ class HookFailure:
     attempts: int = 1
     recovered: bool = False
     held: list[str] = field(default_factory=list)
+    undetermined: str = ""
 
     def value(self) -> CharmError:
         return CharmError(
@@ -85,6 +87,7 @@ class HookFailure:
             attempts=self.attempts,
             recovered=self.recovered,
             held=tuple(self.held),
+            undetermined=self.undetermined,
         )
 
 
@@ -102,3 +105,50 @@ def frames(error: BaseException, charm_dir: Path | None) -> tuple[str, ...]:
             shown = path.name
         found.append(f"{shown}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}")
     return tuple(found)
+
+
+# ops' Container calls whose answer comes from the workload's image and its Pebble.
+_WORKLOAD_CALLS = frozenset(
+    {
+        "get_service", "get_services", "get_check", "get_checks", "start", "stop", "restart",
+        "replan", "pull", "pull_path", "list_files", "exists", "isdir", "remove_path",
+        "make_dir", "push", "push_path", "get_plan", "send_signal",
+    }
+)  # fmt: skip
+
+
+def workload_doubt(
+    error: BaseException, unanswered: Sequence[str], images: Collection[str]
+) -> str:
+    """Why a hook's failure may be the twin's ignorance of the workload, not a charm bug.
+
+    A command no exec handler answered is "not found" in ops.testing, where the real
+    workload would have run it; a Pebble service, check or path the charm expected comes
+    from the container's image (a rock ships its own Pebble layers and files), which the
+    twin knows only when the image is declared. Empty when neither is involved.
+    """
+    chain: list[BaseException] = []
+    seen: BaseException | None = error
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    names = {type(e).__name__ for e in chain}
+    if unanswered and names & {"ExecError", "CalledProcessError", "FileNotFoundError"}:
+        return (
+            f"the charm ran {', '.join(unanswered)}, which the twin cannot run: no exec handler "
+            "answers it, so ops.testing said 'not found' where the workload would have run it"
+        )
+    for e in chain:
+        for frame in traceback.extract_tb(e.__traceback__):
+            if frame.name in _WORKLOAD_CALLS and frame.filename.endswith(
+                ("ops/model.py", "ops/pebble.py")
+            ):
+                where = f"{frame.name}() on a workload container"
+                if images:
+                    return ""
+                return (
+                    f"the charm failed in {where}, whose answer comes from the container's "
+                    "image (a rock's own Pebble layers and files), which the twin does not know "
+                    "(no image given for it)"
+                )
+    return ""

@@ -38,7 +38,14 @@ from harness.twin.model import CHARM_CONTAINER, TwinRelation, Unit
 from harness.twin.names import MODEL_NAME, MODEL_UUID
 from harness.twin.node import Node
 from harness.twin.records import Records
-from harness.twin.retry import RETRY_DELAYS, HookFailure, frames, held_reason, runs_in_error
+from harness.twin.retry import (
+    RETRY_DELAYS,
+    HookFailure,
+    frames,
+    held_reason,
+    runs_in_error,
+    workload_doubt,
+)
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import Recorder, attached, normalise
 
@@ -300,6 +307,15 @@ class Uniter:
                 exception=f"{type(error).__name__}: {error}".strip(),
                 traceback=frames(error, app.charm.directory),
                 time=iso(moment),
+                undetermined=workload_doubt(
+                    error,
+                    [
+                        f"`{' '.join(c.command)}` in {c.container}"
+                        for c in recorder.commands
+                        if not c.handled
+                    ],
+                    tuple(app.charm.images),
+                ),
             )
         if is_attach:
             unit.storage_attached = True

@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from harness.common.charm_errors import CharmError
-from harness.common.findings import Finding
+from harness.common.findings import Finding, Verdict
 from harness.common.times import parse_instant
 
 # Juju's behaviour after a failed hook: the retry strategy (automatically-retry-hooks).
@@ -45,8 +45,11 @@ def with_charm_errors(
         error = next((by_unit[w] for w in finding.subject.split() if w in by_unit), None)
         if finding.check == "hooks" and error is not None and finding.verdict != "known-bug":
             note = f"charm error in {error.hook!r}: {error.exception}"
+            if error.undetermined:
+                note = f"undetermined: {note}, which rests on {error.undetermined}"
             detail = f"{note}; {finding.detail}" if finding.detail else note
-            finding = replace(finding, verdict="charm-error", detail=detail)
+            verdict: Verdict = "undetermined" if error.undetermined else "charm-error"
+            finding = replace(finding, verdict=verdict, detail=detail)
         judged.append(finding)
     for error in errors:
         outcome = "recovered on a retry" if error.recovered else "still failing"
@@ -58,9 +61,10 @@ def with_charm_errors(
                 subject=f"{error.unit} {error.hook} (charm error)",
                 expected="the charm's hook succeeds",
                 observed=error.exception,
-                verdict="charm-error",
+                verdict="undetermined" if error.undetermined else "charm-error",
                 source=SOURCE,
-                detail=f"{error.attempts} attempts from {error.time}{clock}, {outcome}{where}",
+                detail=f"{error.attempts} attempts from {error.time}{clock}, {outcome}{where}"
+                + (f"; undetermined: {error.undetermined}" if error.undetermined else ""),
             )
         )
     return tuple(judged)
