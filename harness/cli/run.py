@@ -204,8 +204,8 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     probe = None if options.no_probe else _probe_charm(options, backend)
     run = prepare_run(options, backend, probe)
     if not options.dry_run:  # a dry run's plan has them
-        for note in run.bundle.notes:
-            print(f"note: {note}", flush=True)
+        for note in (*run.bundle.notes, *run.notes):
+            print(f"note: {note.removeprefix('# ')}", flush=True)
     if not options.dry_run or backend == "twin":
         # After the bundle's checks (bad input leaves nothing behind), before any deploy.
         check_evidence_root(options.evidence_dir)

@@ -29,6 +29,7 @@ from harness.scenario.bundle_stack import (
     implied_meta,
     prepare,
     read_metas,
+    unchecked_inputs,
 )
 from harness.scenario.charm_meta import CharmMeta, read_charmhub
 from harness.scenario.scenarios import Scenario
@@ -160,7 +161,7 @@ def prepare_run(options: RunOptions, backend: str, probe_charm: str | None) -> B
         marks=options.mark,
         probe_charm=probe_charm,
     )
-    return BundleRun(bundle, stack, scenario, metas, notes)
+    return BundleRun(bundle, stack, scenario, metas, (*notes, *unchecked_inputs(stack)))
 
 
 def plan_lines(run: BundleRun, model: str, juju: JujuVersion | None) -> tuple[str, ...]:

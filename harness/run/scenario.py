@@ -326,6 +326,7 @@ async def _run(
     from harness.observe.snapshot import take_snapshot
     from harness.verdict.branches import choose_branch, describe_branches
     from harness.verdict.charm_errors import relevant, with_charm_errors
+    from harness.verdict.invented import invented, with_invented
     from harness.verdict.journal_layers import layer_findings
     from harness.verdict.judge import VERDICTS, judge
 
@@ -446,7 +447,8 @@ async def _run(
         findings.extend(layer_findings(expectation, before, after, units))
     errors = charm_errors_of(lab)
     got.charm_errors = errors
-    got.findings = with_charm_errors(findings, relevant(errors, window_start))
+    judged = with_invented(findings, invented(stack.metas))
+    got.findings = with_charm_errors(judged, relevant(errors, window_start))
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items() if n or v != "undetermined"))
 

@@ -21,6 +21,7 @@ from harness.lab.ports import AppSpec
 from harness.scenario.bundle.model import BundleApp, BundleSpec
 from harness.scenario.charm_meta import (
     CHARM_CONTAINER,
+    IMPLIED,
     CharmMeta,
     Fetch,
     read_charmhub,
@@ -156,7 +157,7 @@ def implied_meta(
         if not str(table["interface"]).startswith("implied-")
     ]
     taken = f"; endpoints taken from the charms related to it: {', '.join(ends)}" if ends else ""
-    where = f"implied by {bundle.path.name} (no charm source given): containers {listed}{taken}"
+    where = f"{IMPLIED}{bundle.path.name} (no charm source given): containers {listed}{taken}"
     return CharmMeta.from_dict(raw, where)
 
 
@@ -330,3 +331,21 @@ def check_twin_scale(bundle: BundleSpec) -> None:
                 f"{TWIN_MAX_UNITS} units of an application",
                 "lower its scale in a copy of the bundle, or run it with --backend live",
             )
+
+
+def unchecked_inputs(stack: Stack) -> tuple[str, ...]:
+    """One line per application whose metadata the harness invented: what went unchecked."""
+    lines = []
+    for app, meta in sorted(stack.metas.items()):
+        if not meta.implied:
+            continue
+        ends = ", ".join(f"{app}:{e}" for e in sorted(meta.endpoints)) or "none"
+        watched = [f"{w.app}:{w.container}:{w.path}" for w in stack.watched if w.app == app]
+        lines.append(
+            f"unchecked: no metadata for {app}, so its containers "
+            f"({', '.join(meta.container_names)}), its relation endpoints ({ends})"
+            + (f" and each --watch/--mark on it ({', '.join(watched)})" if watched else "")
+            + " are the harness's inventions, never checked against the charm; what rests on "
+            f"them is judged undetermined (give --charm-source {app}=DIR or a local charm)"
+        )
+    return tuple(lines)
