@@ -91,3 +91,18 @@ async def test_what_a_charm_sees_is_what_juju_gives(tmp_path: Path) -> None:
     assert int(result.results["id"]) >= 1
     app = lab.juju._twin.records.apps["seer"]  # type: ignore[attr-defined]
     assert ipaddress.ip_address(app.address) in ipaddress.ip_network("10.152.183.0/24")
+
+
+async def test_a_wait_that_times_out_on_the_twin_says_its_seconds_are_simulated() -> None:
+    import pytest
+
+    from harness.common.errors import WaitTimeout
+    from harness.lab.waiting import wait_for
+    from harness.twin.clock import TwinClock
+
+    async def look() -> str:
+        return "never"
+
+    with pytest.raises(WaitTimeout) as caught:
+        await wait_for("x", look, lambda _: False, timeout=1200, clock=TwinClock())
+    assert "timed out after 1200s on the twin's simulated clock" in str(caught.value)
