@@ -60,6 +60,11 @@ class ShapesCharm(ops.CharmBase):
             raise RuntimeError(f"{WRITTEN} survived into a new pod's charm directory")
         if not (self.charm_dir / "templates" / "app.conf").is_file():
             raise RuntimeError("the charm directory lost the charm's own files")
+        # As charm libraries do (rolling-ops writes its lock state): a key added to its own
+        # peer databag in the disruption's hooks. Juju lost nothing.
+        peers = self.model.get_relation("shapes-peers")
+        if peers is not None:
+            peers.data[self.unit]["upgraded"] = "yes"
 
     def _on_pebble_ready(self, event: ops.PebbleReadyEvent) -> None:
         template = (self.charm_dir / "templates" / "app.conf").read_text()
