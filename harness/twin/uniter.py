@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib
 import itertools
 import os
 import sys
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import ops
 import yaml
 from ops import testing
 
@@ -50,7 +52,7 @@ from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import Recorder, attached, normalise
 
 # ops.testing's state module (ops-scenario), whose secret ids are random.
-_scenario_state: Any = sys.modules.get(type(testing.State).__module__)
+_scenario_state: Any = sys.modules.get(testing.State.__module__)
 _XID = "0123456789abcdefghijklmnopqrstuv"  # xid's base32hex alphabet
 
 
@@ -191,6 +193,7 @@ class Uniter:
         saved_uuid4 = uuid.uuid4
         os.environ.update(env)
         uuid.uuid4 = self.next_uuid  # type: ignore[assignment]
+        saved_resource_get = _no_resource_is_a_model_error()
         saved_secret_id = getattr(_scenario_state, "_generate_secret_id", None)
         if saved_secret_id is not None:
             _scenario_state._generate_secret_id = self.next_secret_id
@@ -214,6 +217,8 @@ class Uniter:
             uuid.uuid4 = saved_uuid4
             if saved_secret_id is not None:
                 _scenario_state._generate_secret_id = saved_secret_id
+            if saved_resource_get is not None:
+                _scenario_backend().resource_get = saved_resource_get
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)
@@ -477,6 +482,40 @@ class Uniter:
                 self.run_hook(
                     unit, hook, cause, relation_id=relation.id, remote_unit=remote.number
                 )
+
+
+def _scenario_backend() -> Any:
+    """ops.testing's model backend class (ops-scenario's mocking module)."""
+    package = testing.State.__module__.rpartition(".")[0]
+    try:
+        mocking = importlib.import_module(f"{package}.mocking")
+    except ImportError:
+        return None
+    return getattr(mocking, "_MockModelBackend", None)
+
+
+def _no_resource_is_a_model_error() -> Any:
+    """A resource the State does not hold is ``ModelError``, as ops gives it under Juju.
+
+    ops.testing raises RuntimeError("Inconsistent state: resource ... not found in State"),
+    a test-writing hint; under Juju, ``resource-get`` of a file resource nobody uploaded
+    fails and ops turns the failed hook tool into ``ModelError`` (ops/model.py
+    ``_ModelBackend._run``), which charms catch (redis-k8s does, for its three). Returns
+    the method it replaced, or None when ops.testing has no such backend.
+    """
+    backend = _scenario_backend()
+    original = getattr(backend, "resource_get", None)
+    if original is None:
+        return None
+
+    def resource_get(self: Any, resource_name: str) -> str:
+        try:
+            return str(original(self, resource_name))
+        except RuntimeError as exc:
+            raise ops.ModelError(f"ERROR could not download resource: {resource_name}") from exc
+
+    backend.resource_get = resource_get
+    return original
 
 
 @contextlib.contextmanager

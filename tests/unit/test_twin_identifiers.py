@@ -106,3 +106,14 @@ async def test_a_wait_that_times_out_on_the_twin_says_its_seconds_are_simulated(
     with pytest.raises(WaitTimeout) as caught:
         await wait_for("x", look, lambda _: False, timeout=1200, clock=TwinClock())
     assert "timed out after 1200s on the twin's simulated clock" in str(caught.value)
+
+
+async def test_secret_ids_are_the_same_in_every_run(tmp_path: Path) -> None:
+    ids = []
+    for run in ("a", "b"):
+        SEEN.clear()
+        lab = make_lab(workdir=tmp_path / run, charms={"seer": CharmSource("seer", Seer, META)})
+        await lab.juju.deploy(AppSpec("seer", "seer"))
+        ids.append([s["secret"] for s in SEEN if s["secret"]])
+    assert ids[0]
+    assert ids[0] == ids[1]

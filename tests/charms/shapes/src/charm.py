@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
@@ -53,6 +54,9 @@ class ShapesCharm(ops.CharmBase):
 
     def _on_install(self, event: ops.InstallEvent) -> None:
         (self.charm_dir / WRITTEN).write_text("install\n")
+        # A file resource nobody uploaded: Juju's resource-get fails, ops says ModelError.
+        with contextlib.suppress(ops.ModelError):
+            self.model.resources.fetch("extra-config")
 
     def _on_upgrade(self, event: ops.UpgradeCharmEvent) -> None:
         # A new pod unpacks the charm again: its files are there, what it wrote is not.
