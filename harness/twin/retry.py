@@ -107,6 +107,13 @@ def frames(error: BaseException, charm_dir: Path | None) -> tuple[str, ...]:
     return tuple(found)
 
 
+# What a charm that reaches for its pod's Kubernetes API meets off a cluster.
+_KUBERNETES_SIGNS = (
+    "/var/run/secrets/kubernetes.io",
+    "Service host/port is not set",  # kubernetes.config.load_incluster_config
+    "Configuration file not found",  # lightkube's KubeConfig
+)
+
 # ops' Container calls whose answer comes from the workload's image and its Pebble.
 _WORKLOAD_CALLS = frozenset(
     {
@@ -133,6 +140,17 @@ def workload_doubt(
         chain.append(seen)
         seen = seen.__cause__ or seen.__context__
     names = {type(e).__name__ for e in chain}
+    if any(sign in str(e) for e in chain for sign in _KUBERNETES_SIGNS) or any(
+        part in frame.filename
+        for e in chain
+        for frame in traceback.extract_tb(e.__traceback__)
+        for part in ("/lightkube/", "/kubernetes/")
+    ):
+        return (
+            "the charm needs its pod's Kubernetes API (the service account, the in-cluster "
+            "config, a lightkube or kubernetes client), which the twin does not simulate for "
+            "a charm of yours"
+        )
     if unanswered and names & {"ExecError", "CalledProcessError", "FileNotFoundError"}:
         return (
             f"the charm ran {', '.join(unanswered)}, which the twin cannot run: no exec handler "

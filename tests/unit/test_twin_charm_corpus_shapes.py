@@ -136,3 +136,15 @@ def test_a_unit_in_error_does_not_cut_the_quiet_window_short_for_the_others(
     code, _out, err, raw = repro(capsys, tmp_path, "bundle-raises.yaml")
     assert code == 3, err
     assert [f["subject"] for f in raw["findings"] if f["verdict"] == "deviation"] == []
+
+
+def test_a_hook_failing_on_the_kubernetes_api_the_twin_lacks_is_undetermined(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _out, err, raw = repro(capsys, tmp_path, "bundle-k8s-api.yaml", "--no-probe")
+
+    assert code == 0, err
+    (error,) = raw["charm_errors"]
+    assert error["hook"] == "start"
+    assert "Kubernetes API" in error["undetermined"]
+    assert not {f["verdict"] for f in raw["findings"]} & {"deviation", "charm-error"}

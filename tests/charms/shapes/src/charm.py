@@ -43,6 +43,7 @@ class ShapesCharm(ops.CharmBase):
         ):
             framework.observe(event, self._on_event)
         framework.observe(self.on.install, self._on_install)
+        framework.observe(self.on.start, self._on_start)
         framework.observe(self.on.upgrade_charm, self._on_upgrade)
         framework.observe(self.on.app_pebble_ready, self._on_pebble_ready)
         framework.observe(self.on.collect_unit_status, self._status)
@@ -51,6 +52,10 @@ class ShapesCharm(ops.CharmBase):
         raising = str(self.config.get("raise-in") or "")
         if raising and raising == os.environ.get("JUJU_HOOK_NAME"):
             raise RuntimeError(f"raise-in={raising}: a charm bug, on purpose")
+
+    def _on_start(self, event: ops.StartEvent) -> None:
+        if self.config.get("read-namespace"):  # as the COS libraries do, in every hook
+            Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace").read_text()
 
     def _on_install(self, event: ops.InstallEvent) -> None:
         (self.charm_dir / WRITTEN).write_text("install\n")
