@@ -1,9 +1,9 @@
-"""``repro``: list, predict, timeline, run, report and matrix.
+"""``repro``: list, predict, timeline, run, report, matrix and reference.
 
 Every failure a person can fix ends in one line on stderr and exit status 2; ``run`` exits 1
 when a finding deviates from the catalogue and 0 otherwise. Each command group lives in a
-module of its own (``catalogue``, ``timeline``, ``run``, ``evidence``) that adds its parsers;
-this one assembles them and turns each error into its line and exit status.
+module of its own (``catalogue``, ``timeline``, ``run``, ``evidence``, ``reference``) that
+adds its parsers; this one assembles them and turns each error into its line and exit status.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from harness.cli import catalogue, evidence, run, timeline
+from harness.cli import catalogue, evidence, reference, run, timeline
 from harness.cli.arguments import Parser, UsageError
 from harness.common.errors import HarnessError
 
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     timeline.add_parsers(sub)
     run.add_parsers(sub)
     evidence.add_parsers(sub)  # report, matrix
+    reference.add_parsers(sub)
     return parser
 
 
