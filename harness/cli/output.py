@@ -12,8 +12,11 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import IO
+
+from harness.common.charm_errors import CharmError
 
 
 def write_document(out: IO[str], text: str) -> None:
@@ -67,3 +70,21 @@ def courteous_stdout() -> Iterator[CourteousStdout]:
         yield courteous
     finally:
         sys.stdout = real
+
+
+def say_charm_errors(errors: Sequence[CharmError]) -> None:
+    """Each hook a charm's own code failed, on stderr: the unit, the hook, the exception
+    and the last frames of its traceback (the bundle and report.md have them too)."""
+    for error in errors:
+        print(f"repro: {error.one_line()}", file=sys.stderr)
+        for frame in error.traceback:
+            print(f"repro:     {frame}", file=sys.stderr)
+    sys.stderr.flush()
+
+
+def print_folder(folder: Path) -> None:
+    """The evidence folder, the last line; on stderr too if stdout could not take it."""
+    print(folder, flush=True)
+    lost = sys.stdout.lost if isinstance(sys.stdout, CourteousStdout) else None
+    if lost is not None:
+        print(f"repro: {lost}; the evidence is in {folder}", file=sys.stderr, flush=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.cli.arguments import check_model, judge_juju, parse_juju_option, require_consent
-from harness.cli.output import CourteousStdout, courteous_stdout
+from harness.cli.output import courteous_stdout, print_folder, say_charm_errors
 from harness.cli.plan import print_plan
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.common.versions import JujuVersion
@@ -89,6 +89,14 @@ def add_parsers(sub: Subparsers) -> None:
         help="twin: run this app's real charm code from DIR (src/charm.py); repeatable",
     )
     p.add_argument(
+        "--charm-venv",
+        action="append",
+        metavar="APP=VENV",
+        help="twin: import that --charm-source app's own dependencies from the virtual "
+        "environment VENV, built for the Python repro runs on (default: DIR/.venv or "
+        "DIR/venv when it is one); repeatable",
+    )
+    p.add_argument(
         "--no-probe", action="store_true", help="do not add the probe observer to the bundle"
     )
     p.add_argument(
@@ -143,6 +151,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         ("--watch", options.watch),
         ("--mark", options.mark),
         ("--charm-source", options.charm_source),
+        ("--charm-venv", options.charm_venv),
         ("--overlay", options.overlay),
     ):
         if given:
@@ -245,8 +254,8 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
         chosen = one_unit(run.scenario, options.unit, _units_of(run.stack), options.app)
         run = replace(run, scenario=chosen)
     if not options.dry_run:  # a dry run's plan has them
-        for note in run.bundle.notes:
-            print(f"note: {note}", flush=True)
+        for note in (*run.bundle.notes, *run.notes):
+            print(f"note: {note.removeprefix('# ')}", flush=True)
     if not options.dry_run:
         # After the bundle's checks (bad input leaves nothing behind), before any deploy.
         check_evidence_root(options.evidence_dir)
@@ -474,7 +483,7 @@ def _execute(
     folder is printed.
     """
     from harness.common.interrupt import Interruption
-    from harness.run.launch import unfinished_bundle, write_unfinished_bundle
+    from harness.run.launch import write_unfinished_bundle
 
     interruption = Interruption()
     with interruption.installed(), _each_warning_once(SCENARIO_RUNTIME_LOGGER):
@@ -483,29 +492,20 @@ def _execute(
         except BaseException as exc:
             stop = interruption.stop_for(exc)
             with interruption.writing():
-                written = unfinished_bundle(folder)
-                if written is None:
-                    written = write_unfinished_bundle(
-                        folder, scenario, backend, stack, stop or exc, options=options, juju=juju
-                    )
-                if written is not None and (written / "bundle.json").exists():
-                    _print_folder(written)
+                written = write_unfinished_bundle(
+                    folder, scenario, backend, stack, stop or exc, options=options, juju=juju
+                )
+                if written is not None:
+                    print_folder(written)
             if stop is not None and stop is not exc:
                 raise stop from exc
             _raise_without_secrets(exc, stack)
             raise
-        _print_folder(result.folder)
+        say_charm_errors(result.evidence.charm_errors)
+        print_folder(result.folder)
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
-
-
-def _print_folder(folder: Path) -> None:
-    """The evidence folder, the last line; on stderr too if stdout could not take it."""
-    print(folder, flush=True)
-    lost = sys.stdout.lost if isinstance(sys.stdout, CourteousStdout) else None
-    if lost is not None:
-        print(f"repro: {lost}; the evidence is in {folder}", file=sys.stderr, flush=True)
 
 
 def _raise_without_secrets(exc: BaseException, stack: Stack) -> None:

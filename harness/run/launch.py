@@ -151,7 +151,11 @@ def write_unfinished_bundle(
     """The bundle of a run that stopped before its scenario began: the deploy's finished
     ``steps`` and one line saying why (an interruption: by which signal, during what).
     ``options`` and ``juju`` (the twin's version) make its Reproduce command. Where it went:
-    ``folder``, or a fallback folder (said) when that refused; None if nowhere."""
+    ``folder``, or a fallback folder (said) when that refused; None if nowhere. Written once
+    a run: where one is already (the launcher wrote it), that folder is returned."""
+    already = unfinished_bundle(folder)
+    if already is not None:
+        return already
     twin_version = (str(juju) if juju else TWIN_JUJU) if backend == "twin" else None
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
