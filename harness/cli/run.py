@@ -92,9 +92,18 @@ def add_parsers(sub: Subparsers) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from harness.scenario.podspec import podspec_scenario
+
     options = RunOptions.from_args(args)
     if options.bundle:
         return _run_bundle(options, options.bundle)
+    podspec = podspec_scenario(options.scenario)
+    if podspec is not None:  # its own stack: the podspec probe and the sidecar probe
+        from harness.cli.podspec_run import run_podspec
+
+        backend, announcement = _choose_backend(options.backend, options.dry_run)
+        print(announcement, flush=True)
+        return run_podspec(options, podspec, backend)
     return _run_on_default_stack(options)
 
 
