@@ -68,8 +68,15 @@ def run_podspec(options: RunOptions, scenario: PodspecScenario, backend: str) ->
 
 
 def _client_juju(options: RunOptions) -> JujuVersion:
-    from harness.live.drivers import client_version
+    """The controller's Juju for a run (podspec support is the controller's); the client's
+    for a dry run, which needs no controller."""
+    from harness.live.drivers import client_version, controller_version
 
+    if not options.dry_run:
+        running = controller_version()
+        if running:
+            print(f"# Juju controller {running}")
+            return parse_juju(running)
     text = client_version()
     if text is None:
         if options.juju:

@@ -218,7 +218,8 @@ async def run_live(
     old = {p.uid for p in pods_before}
     while True:
         at = time.monotonic() - started
-        units, pods = await live.units(app), await live.pods(app)
+        # Both reads at once, so that one round stays within the second.
+        units, pods = await asyncio.gather(live.units(app), live.pods(app))
         listed = [p.to_json() for p in pods]
         samples.append({"at": round(at, 3), "units": list(units), "pods": listed})
         if pods and all(p.uid not in old and p.phase == "Running" for p in pods):

@@ -264,3 +264,83 @@ def test_live_reads_units_pods_and_settledness() -> None:
     assert [p.phase for p in pods_of(pods)] == ["Terminating"]
     with pytest.raises(HarnessError, match="kubectl did not print JSON"):
         pods_of("error: the server doesn't have a resource type")
+
+
+# --- the live loop, on a stand-in for the cluster ----------------------------------------------
+
+
+def _live_stand_in(pod_phases: list[list[tuple[str, str]]]):  # type: ignore[no-untyped-def]
+    """An autospecced LivePodspec whose pods go through ``pod_phases``, one step per read."""
+    from unittest.mock import create_autospec
+
+    from harness.live.podspec import LivePod, LivePodspec
+
+    live = create_autospec(LivePodspec, instance=True)
+    steps = iter(pod_phases)
+    last: list[LivePod] = []
+
+    async def pods(app: str) -> tuple[LivePod, ...]:
+        nonlocal last
+        step = next(steps, None)
+        if step is not None:
+            last = [LivePod("podspec-probe-0", uid, phase) for uid, phase in step]
+        return tuple(last)
+
+    async def units(app: str) -> tuple[str, ...]:
+        return (f"{app}/0",)
+
+    async def databags(units: object) -> dict[str, dict[str, str]]:
+        return {"probe/0": {"probe-check": "probe/0"}}
+
+    journal = [[{"seq": 1, "event": "start"}], [{"seq": 1, "event": "start"}]]
+    journal[1].append({"seq": 2, "event": "config-changed"})
+    reads = iter(journal)
+
+    async def journal_of(unit: str) -> list[dict[str, object]]:
+        return next(reads)
+
+    live.pods.side_effect = pods
+    live.units.side_effect = units
+    live.databags.side_effect = databags
+    live.journal.side_effect = journal_of
+    return live
+
+
+def test_the_live_loop_samples_until_every_pod_is_new_and_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    from harness.run import podspec as run_podspec
+
+    monkeypatch.setattr(run_podspec, "SAMPLE_EVERY", 0.01)
+    live = _live_stand_in(
+        [
+            [("old", "Running")],  # before
+            [("old", "Terminating")],
+            [],
+            [("new", "Pending")],
+            [("new", "Running")],
+        ]
+    )
+    run = asyncio.run(run_podspec.run_live(POD_SPEC_SET, live, V("3.6"), token="t1"))
+
+    live.config.assert_awaited_once_with("podspec-probe", "spec-token", "t1")
+    assert [len(s["pods"]) for s in run.samples] == [1, 0, 1, 1]
+    assert run.hooks == ("config-changed",)
+    assert {f.check: f.ok for f in judge(run)}["the workload pods were replaced"]
+
+
+def test_the_live_loop_says_what_it_last_saw_when_the_roll_does_not_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    from harness.run import podspec as run_podspec
+
+    monkeypatch.setattr(run_podspec, "SAMPLE_EVERY", 0.01)
+    live = _live_stand_in([[("old", "Running")], [("old", "Terminating")]])
+    with pytest.raises(HarnessError, match="not all replaced and Running after 0s") as caught:
+        asyncio.run(run_podspec.run_live(POD_SPEC_SET, live, V("2.9"), token="t1", timeout=0.05))
+    assert "'phase': 'Terminating'" in str(caught.value)
+    assert "\n" not in str(caught.value)
