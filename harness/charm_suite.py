@@ -41,6 +41,7 @@ from harness.scenario.bundle_stack import (
     read_metas,
 )
 from harness.scenario.charm_meta import CharmMeta
+from harness.scenario.secrets import secret_values
 from harness.scenario.stack import Stack
 from harness.suite.session import DEPLOY_FOLDER, evidence_folder, write_deploy_evidence
 
@@ -138,7 +139,9 @@ class BundleDeployment:
                 one_line(exc),
             )
             bundle = user_bundle(self.stack, self.spec.app, self.ran_by)
-            folder = write_deploy_evidence(replace(evidence, bundle=bundle), self.evidence_dir)
+            # A failed deploy may quote a secret option (--config): the writer hides it.
+            evidence = replace(evidence, bundle=bundle, secrets=secret_values(self.stack))
+            folder = write_deploy_evidence(evidence, self.evidence_dir)
             self.deploy_evidence = folder
             log.error("deploying bundle %s failed; evidence: %s", self.bundle.path.name, folder)
             raise

@@ -153,6 +153,28 @@ class Catalogue:
         ]
         return tuple(sorted(found, key=lambda e: e.variant is not None))
 
+    def extrapolation(self, juju: JujuVersion, text: str | None = None) -> str | None:
+        """A sentence when ``juju`` is past every version the entries name (then judged by
+        the newest range, which nobody read for it), else None. ``text``: how it was given.
+
+        4.0.5 is within the 4.0 an entry names; 4.1 and 5.0 are past it.
+        """
+        named = [JujuVersion.parse(e.juju_min) for e in self.entries]
+        named += [JujuVersion.parse(e.juju_max) for e in self.entries if e.juju_max]
+        newest = max(named)
+        if (juju.major, juju.minor) <= (newest.major, newest.minor):
+            return None
+        shown = text or str(juju)
+        if juju.major > newest.major:
+            series = ", ".join(f"{major}.x" for major in sorted({v.major for v in named}))
+            names = f"name Juju {series} only"
+        else:
+            names = f"name Juju up to {newest.major}.{newest.minor}"
+        return (
+            f"the catalogue's ranges {names}; Juju {shown} is judged by its newest range "
+            f"({newest.major}.{newest.minor} and later): an extrapolation"
+        )
+
     def boundaries(self) -> tuple[JujuVersion, ...]:
         """Every version where some entry or fact changes, ascending (2.9 first)."""
         found = {JujuVersion.parse(e.juju_min) for e in self.entries}

@@ -34,9 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     try:
-        args, extra = parser.parse_known_args(argv)
+        args, extra = build_parser().parse_known_args(argv)
         if extra:  # named by the command's own help, which lists what it takes
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extra)} (see repro {args.command} --help)"
@@ -70,5 +69,5 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # without the console script's Ctrl-C handling: -m harness.cli.entry
     raise SystemExit(main())

@@ -20,6 +20,7 @@ class RunOptions:
     backend: str  # as asked for: auto, live or twin
     juju: str | None
     app: str | None
+    unit: str | None  # one unit of the disrupted app (pod-delete, container-restart)
     evidence_dir: str
     model: str | None
     keep_model: bool
@@ -33,6 +34,7 @@ class RunOptions:
     no_probe: bool
     juju_driver: str
     inherit_model_config: bool
+    redact: tuple[str, ...] = ()  # keys whose values the evidence never shows
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
@@ -41,6 +43,7 @@ class RunOptions:
             backend=str(args.backend),
             juju=args.juju,
             app=args.app,
+            unit=args.unit,
             evidence_dir=str(args.evidence_dir),
             model=args.model,
             keep_model=bool(args.keep_model),
@@ -54,4 +57,5 @@ class RunOptions:
             no_probe=bool(args.no_probe),
             juju_driver=str(args.juju_driver),
             inherit_model_config=bool(args.inherit_model_config),
+            redact=tuple(args.redact or ()),
         )

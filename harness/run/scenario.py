@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from harness.common.errors import HarnessError
 from harness.common.findings import Finding
-from harness.common.interrupt import Interruption, RunInterrupted, describe
+from harness.common.interrupt import Interruption, RunInterrupted, describe, writing
 from harness.common.observations import HookRecord, Snapshot, Step
+from harness.common.redact import scrub
 from harness.common.times import duration, format_duration
 from harness.common.versions import JujuVersion, Versions
 from harness.evidence.folders import fallback_folder, folder_for_new_bundle
@@ -29,9 +30,11 @@ from harness.evidence.write import write_bundle
 from harness.lab.ports import Lab
 from harness.live.signals import Interrupted
 from harness.run.hooks import collect_log_hooks, journal_hooks
+from harness.run.options import RunOptions
 from harness.run.reproduce import (
     applied_targets,
     deploy_commands,
+    disrupted_apps,
     disruption_commands,
     local_charm,
     portable_commands,
@@ -40,6 +43,7 @@ from harness.run.reproduce import (
 )
 from harness.run.result import RunResult, one_line
 from harness.scenario.scenarios import Scenario
+from harness.scenario.secrets import secret_values
 from harness.scenario.stack import Stack
 
 if TYPE_CHECKING:
@@ -57,6 +61,7 @@ class _Gathered:
     lab: Lab
     versions: Versions = field(default_factory=Versions)
     juju: str | None = None
+    juju_notes: tuple[str, ...] = ()  # how ``juju`` was judged (a track, an extrapolation)
     expectation: Expectation | None = None
     branch: str = ""
     steps: list[Step] = field(default_factory=list)
@@ -66,6 +71,9 @@ class _Gathered:
     findings: tuple[Finding, ...] = ()
     commands: tuple[str, ...] = ()
     bundle: UserBundle | None = None
+    redact: tuple[str, ...] = ()  # keys the user named secret
+    disrupted: tuple[str, ...] = ()  # the applications the disruption reaches
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # values never to show
     stage: str = "start-up"
     interruption: Interruption | None = None
     window_start: datetime | None = None  # set once the disruption is about to begin
@@ -83,7 +91,13 @@ class _Gathered:
         """Start a stage; a stop asked for during the last one ends the run here."""
         if self.interruption is not None:
             self.interruption.check(self.stage)
+        self.now_in(stage)
+
+    def now_in(self, stage: str) -> None:
+        """What the run is doing, for the evidence and for a signal that stops it at once."""
         self.stage = stage
+        if self.interruption is not None:
+            self.interruption.during = stage
 
     @contextlib.contextmanager
     def timed_stage(
@@ -131,12 +145,16 @@ class _Gathered:
             commands=self.commands,
             disruption=self.scenario.disruption,
             juju_version=self.juju,
+            juju_notes=self.juju_notes,
             expected_hooks=expected,
             branch=self.branch,
             disruption_detail=_detail(self.scenario),
             error=error,
             bundle=self.bundle,
             interrupted=interrupted,
+            redact=self.redact,
+            secrets=self.secrets,
+            disrupted=self.disrupted,
         )
 
 
@@ -205,15 +223,20 @@ async def run_scenario(
     evidence_dir: Path | str,
     *,
     juju_version: str | None = None,
+    juju_notes: Sequence[str] = (),
     progress: Progress = print,
     ran_by: Mapping[str, str] | None = None,
     interruption: Interruption | None = None,
+    options: RunOptions | None = None,
 ) -> RunResult:
     """Run ``scenario`` on a deployed ``stack`` and write its bundle into ``evidence_dir``.
 
     ``juju_version`` overrides the detected version for the catalogue (the twin's simulated
-    version). The bundle is written even when a step raises; the exception is re-raised.
-    An ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
+    version); ``juju_notes`` say how it was chosen (a track taken as its newest release),
+    and the run adds its own when the catalogue extrapolates to the version it judges;
+    ``options`` (``repro run``'s) go into the report's Reproduce command.
+    The bundle is written even when a step raises; the exception is re-raised. An
+    ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
     so and RunInterrupted is raised. A folder that cannot be written gives way to a fallback
     folder, named in the progress and in ``RunResult.folder``.
     """
@@ -224,10 +247,16 @@ async def run_scenario(
         scenario,
         lab,
         bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
+        redact=stack.redact,
+        secrets=secret_values(stack),
+        disrupted=disrupted_apps(scenario, stack),
         interruption=interruption,
     )
+    if interruption is not None:  # a stop asked for as the deploy ended names the deploy
+        got.stage = interruption.during
     try:
-        await _run(got, lab, scenario, stack, juju_version, progress)
+        got.juju_notes = tuple(juju_notes)
+        await _run(got, lab, scenario, stack, juju_version, progress, options)
         got.enter("writing the evidence")
     except BaseException as exc:
         error, interrupted = got.failure(exc)
@@ -239,7 +268,9 @@ async def run_scenario(
         stop = None
         if not (interrupted or stopping):
             stop = await _hooks_after_failure(got, lab, progress)
-        written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
+        error = scrub(error, got.secrets)  # it goes to the terminal too
+        with writing(interruption):
+            written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
         progress(f"the run stopped early ({error}); evidence so far: {written}")
         if stop is not None:  # Ctrl-C while reading them: the bundle is written; stop now
             signal_name = interruption.signal_name if interruption else None
@@ -251,7 +282,8 @@ async def run_scenario(
             raise RunInterrupted(signal_name or type(exc).__name__, got.during(exc)) from exc
         raise
     evidence = got.evidence()
-    return RunResult(evidence, _write(evidence, folder, progress))
+    with writing(interruption):
+        return RunResult(evidence, _write(evidence, folder, progress))
 
 
 HOOKS_AFTER_FAILURE_TIMEOUT = 120.0
@@ -270,7 +302,7 @@ async def _hooks_after_failure(
     """
     if got.window_start is None or got.hooks:
         return None
-    got.stage = "collecting hooks after the failure"
+    got.now_in("collecting hooks after the failure")
     bound = f"{HOOKS_AFTER_FAILURE_TIMEOUT:g} s"
     progress(f"collecting hooks after the failure (debug-log, at most {bound})")
     start = _now(lab)
@@ -314,8 +346,10 @@ async def _run(
     stack: Stack,
     juju_version: str | None,
     progress: Progress,
+    options: RunOptions | None = None,
 ) -> None:
     from harness.catalogue import load
+    from harness.catalogue.judged import extrapolated
     from harness.disrupt import get
     from harness.disrupt.steps import keeping_steps
     from harness.observe.settle import wait_settled
@@ -331,6 +365,9 @@ async def _run(
         got.versions = await _versions(lab)
         got.juju = _pick_juju(got.versions, juju_version)
         juju = JujuVersion.parse(got.juju)
+        extrapolation = extrapolated(juju, load())
+        if extrapolation:
+            got.juju_notes = (*got.juju_notes, extrapolation)
         # Commands a reader can paste: no path of this machine; and for the twin, nothing
         # aimed at a model or namespace that existed only in the simulation.
         disruption_lines: tuple[str, ...] = ()
@@ -338,13 +375,9 @@ async def _run(
             disruption_lines = disruption_commands(
                 scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
             )
-        got.commands = portable_commands(
-            (
-                repro_command(scenario, lab.backend, got.juju, stack),
-                *deploy_commands(stack, juju),
-                *disruption_lines,
-            ),
-            stack,
+        got.commands = (
+            repro_command(scenario, lab.backend, got.juju, stack, options),
+            *portable_commands((*deploy_commands(stack, juju), *disruption_lines), stack),
         )
         # Look the expectation up before disrupting anything: an unknown entry fails early.
         target_container = next((t.container for t in scenario.targets if t.container), None)

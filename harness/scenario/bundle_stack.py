@@ -256,6 +256,7 @@ def prepare(
     watches: Sequence[str] = (),
     marks: Sequence[str] = (),
     probe_charm: str | None = None,
+    redact: Sequence[str] = (),
 ) -> tuple[Stack, Scenario]:
     """Check everything and build the stack and scenario; raises before any deploy."""
     target = bundle.app(app)
@@ -286,7 +287,14 @@ def prepare(
         disruption, target.name, metas.get(app), probe=probe_charm is not None, container=container
     )
     known = {name: meta for name, meta in metas.items() if meta is not None}
-    stack = Stack(tuple(apps), tuple(relations), tuple(watched), bundle=bundle, metas=known)
+    stack = Stack(
+        tuple(apps),
+        tuple(relations),
+        tuple(watched),
+        bundle=bundle,
+        metas=known,
+        redact=tuple(dict.fromkeys(redact)),
+    )
     return stack, scenario
 
 

@@ -14,6 +14,7 @@ from harness.common.observations import Databag, HookRecord, UnitStatus
 from harness.common.versions import CharmVersion, Versions
 from harness.lab.ports import ActionResult, AppSpec
 from harness.scenario.charm_assumes import simulated_refusal
+from harness.twin import compat
 from harness.twin.charms import CharmSource
 from harness.twin.clock import iso
 from harness.twin.leadership import leads
@@ -103,6 +104,7 @@ class TwinJuju:
         if spec.units < 1:
             raise HarnessError(f"cannot deploy {spec.app} with {spec.units} units", "use 1+")
         source = self._source(spec.charm)
+        compat.check_unified_charmcraft(source.meta, spec.app)
         refused = simulated_refusal(source.meta, str(twin.version))
         if refused is not None:
             raise refused

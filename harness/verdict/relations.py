@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from harness.catalogue.model import Expectation
 from harness.catalogue.relation_keys import unit_keys
+from harness.common.counts import counted
 from harness.common.findings import Finding, Verdict
 from harness.common.observations import Databag, Snapshot
 from harness.common.redact import comparable, redact, shown
@@ -47,14 +48,14 @@ def relation_findings(
             observed = "appeared: " + _describe(new.data)
         else:
             wanted = _wanted(expectation, bag, units, apps)
-            expected = f"{wanted} ({len(old.data)} keys)"
+            expected = f"{wanted} ({counted(len(old.data), 'key')})"
             if wanted == "lost":
                 # Juju writes a new unit's network keys itself; the charm's keys are lost.
                 # Which keys are Juju's depends on the version (private-address is the
                 # charm's own from 4.0); every catalogue range lies within one such span.
                 juju = unit_keys(JujuVersion.parse(expectation.juju_min)).owned
                 old, new = _charm_keys(old, juju), None if new is None else _charm_keys(new, juju)
-                expected = f"lost ({len(old.data)} keys the charm wrote)"
+                expected = f"lost ({counted(len(old.data), 'key')} the charm wrote)"
             observed, kept = _compare(old, new)
             verdict = "match" if kept == (wanted == "kept") else "deviation"
             if wanted == "lost" and not old.data:
