@@ -32,6 +32,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
+from harness.scenario.podspec import PODSPEC_SCENARIOS
 from harness.scenario.scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +46,7 @@ JUJU_CHANNELS = {"2.9/stable", "3.6/stable", "4.0/stable"}
 # canonical/stsstack-bundles issue 346 (2025-12-18): 3.4 and 3.5 are gone too.
 CLOSED_JUJU_TRACKS = ("3.0", "3.1", "3.2", "3.3", "3.4", "3.5")
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
-SCENARIO_NAMES = [scenario.name for scenario in SCENARIOS]
+SCENARIO_NAMES = [scenario.name for scenario in (*SCENARIOS, *PODSPEC_SCENARIOS)]
 PYTEST_COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
 
 needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
