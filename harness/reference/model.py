@@ -116,6 +116,7 @@ class DisruptionView:
     known_bugs: tuple[KnownBug, ...]
     citations: tuple[Citation, ...]
     observed: tuple[ObservedRun, ...]
+    gone: Gone | None = None  # from which Juju its kind of charm is gone (podspec: 4.0)
 
 
 # --- building ----------------------------------------------------------------------------
@@ -190,6 +191,7 @@ def disruption_view(
         known_bugs=tuple(bugs.values()),
         citations=_citations(branches),
         observed=_runs_in(runs, name, Span(spans[0].low)),
+        gone=catalogue.gone.get(name),
     )
 
 

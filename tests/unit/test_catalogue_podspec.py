@@ -196,3 +196,11 @@ def test_the_reference_matrix_says_gone_on_40() -> None:
     pod_spec_set = index.split('<a href="pod-spec-set.html">', 1)[1].split("</tr>", 1)[0]
     assert "podspec charms are gone" in pod_spec_set
     assert 'href="https://github.com/juju/juju/pull/15865"' in pod_spec_set
+
+
+def test_the_reference_page_of_pod_spec_set_says_where_it_is_gone() -> None:
+    page = site_files(load())["pod-spec-set.html"].decode()
+    text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert "Not on Juju 4.0 and later: podspec charms are gone there" in text
+    assert 'href="https://github.com/juju/juju/pull/15865"' in page
+    assert "podspec charms are gone" not in site_files(load())["pod-delete.html"].decode()
