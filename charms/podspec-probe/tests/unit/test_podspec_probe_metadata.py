@@ -133,3 +133,16 @@ def test_the_journal_action_runs_in_the_operator_pod() -> None:
         "default": False,
         "description": params["workload-context"]["description"],
     }
+
+
+def test_charmcraft_lints_the_packed_metadata_with_a_warning_for_series_only() -> None:
+    _needs_charmcraft()
+    from charmcraft.linters import JujuMetadata
+
+    # charmcraft copies metadata.yaml into the charm as it is; its linter reads it there.
+    linter = JujuMetadata()
+    result = linter.run(CHARM_DIR)
+
+    assert result == JujuMetadata.Result.WARNING, linter.text
+    assert "deprecated attribute: series" in linter.text
+    assert "rejected starting in Juju 4.0" in linter.text
