@@ -70,6 +70,7 @@ _RANGE_OVERRIDES = frozenset(
         "optional",
         "survives",
         "relation_data",
+        "restart_count",
         "confidence",
         "pebble_state",
         "stop_budget_seconds",

@@ -18,6 +18,26 @@ NAMES: tuple[str, ...] = (
     "charm-refresh",
     "scale-down-up",
 )
+# Disruptions the catalogue answers for (``repro predict``) that the harness cannot run
+# yet: no twin or live disruption exists for them (issue 27). ``repro list`` shows them
+# apart from the runnable ones, and ``repro run`` refuses them (``not_runnable``).
+PREDICT_ONLY: tuple[str, ...] = (
+    "controller-restart",
+    "unit-network-cut",
+    "container-kill",
+    "node-drain",
+    "model-upgrade",
+)
 # Catalogue entries that are not disruptions: what Juju runs when a unit is deployed or
 # a relation is made (a scale-down-up's new units follow ``deploy``).
 LIFECYCLE: tuple[str, ...] = ("deploy", "integrate")
+
+
+def not_runnable(name: str) -> tuple[str, str] | None:
+    """The problem and fix a run of a predict-only disruption is refused with, else None."""
+    if name not in PREDICT_ONLY:
+        return None
+    return (
+        f"{name} is catalogued (repro predict) only, not yet runnable",
+        f"see what Juju is expected to do: repro predict {name} --juju 3.6",
+    )

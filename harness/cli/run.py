@@ -26,7 +26,7 @@ from harness.common.versions import JujuVersion
 from harness.live import extra as live_extra
 from harness.live.extra import require_live
 from harness.run.options import RunOptions
-from harness.scenario.scenarios import one_unit
+from harness.scenario.scenarios import one_unit, refuse_predict_only
 
 if TYPE_CHECKING:
     from harness.cli.arguments import Subparsers
@@ -117,6 +117,7 @@ def add_parsers(sub: Subparsers) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     options = RunOptions.from_args(args)
+    refuse_predict_only(options.scenario)  # before a backend, a bundle or a folder
     # Progress is a courtesy: a closed stdout (`| head`) never stops a run.
     with courteous_stdout():
         if options.bundle:
