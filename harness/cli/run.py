@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.cli.arguments import check_model, judge_juju, parse_juju_option
-from harness.cli.output import CourteousStdout, courteous_stdout
+from harness.cli.output import CourteousStdout, courteous_stdout, say_charm_errors
 from harness.cli.plan import print_plan
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.common.versions import JujuVersion
 from harness.live import extra as live_extra
 from harness.live.extra import require_live
 from harness.run.options import RunOptions
-from harness.scenario.scenarios import one_unit, refuse_predict_only
+from harness.scenario.scenarios import one_unit
 
 if TYPE_CHECKING:
     from harness.cli.arguments import Subparsers
@@ -89,6 +89,14 @@ def add_parsers(sub: Subparsers) -> None:
         help="twin: run this app's real charm code from DIR (src/charm.py); repeatable",
     )
     p.add_argument(
+        "--charm-venv",
+        action="append",
+        metavar="APP=VENV",
+        help="twin: import that --charm-source app's own dependencies from the virtual "
+        "environment VENV, built for the Python repro runs on (default: DIR/.venv or "
+        "DIR/venv when it is one); repeatable",
+    )
+    p.add_argument(
         "--no-probe", action="store_true", help="do not add the probe observer to the bundle"
     )
     p.add_argument(
@@ -117,7 +125,6 @@ def add_parsers(sub: Subparsers) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     options = RunOptions.from_args(args)
-    refuse_predict_only(options.scenario)  # before a backend, a bundle or a folder
     # Progress is a courtesy: a closed stdout (`| head`) never stops a run.
     with courteous_stdout():
         if options.bundle:
@@ -139,6 +146,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         ("--watch", options.watch),
         ("--mark", options.mark),
         ("--charm-source", options.charm_source),
+        ("--charm-venv", options.charm_venv),
         ("--overlay", options.overlay),
     ):
         if given:
@@ -237,8 +245,8 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
         chosen = one_unit(run.scenario, options.unit, _units_of(run.stack), options.app)
         run = replace(run, scenario=chosen)
     if not options.dry_run:  # a dry run's plan has them
-        for note in run.bundle.notes:
-            print(f"note: {note}", flush=True)
+        for note in (*run.bundle.notes, *run.notes):
+            print(f"note: {note.removeprefix('# ')}", flush=True)
     if not options.dry_run:
         # After the bundle's checks (bad input leaves nothing behind), before any deploy.
         check_evidence_root(options.evidence_dir)
@@ -485,6 +493,7 @@ def _execute(
                 raise stop from exc
             _raise_without_secrets(exc, stack)
             raise
+        say_charm_errors(result.evidence.charm_errors)
         _print_folder(result.folder)
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")

@@ -11,6 +11,7 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -1052,6 +1053,7 @@ class _FakeResult:
     def __init__(self, folder: Path, exit_code: int) -> None:
         self.folder = folder
         self.exit_code = exit_code
+        self.evidence = SimpleNamespace(charm_errors=())  # none to say on stderr
 
 
 @pytest.mark.parametrize("deviations", [0, 1])

@@ -39,6 +39,7 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 SCRIPTS = ROOT / ".github" / "scripts"
 CI = WORKFLOWS / "ci.yaml"
 INTEGRATION = WORKFLOWS / "integration.yaml"
+CORPUS = WORKFLOWS / "charm-corpus.yaml"
 JUJU_CHANNELS = {"2.9/stable", "3.6/stable", "4.0/stable"}
 # Juju snap tracks the store no longer serves: "The available tracks are 2.9, 3, 3.6, 4.0,
 # and 4" (canonical/concierge PR 122, 2025-11-20, after the 3.5 track was removed);
@@ -68,7 +69,7 @@ def _steps(job: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _all_jobs() -> Iterator[tuple[str, str, dict[str, Any]]]:
-    for path in (CI, INTEGRATION):
+    for path in (CI, INTEGRATION, CORPUS):
         for name, job in _load(path)["jobs"].items():
             yield path.name, name, job
 
@@ -719,7 +720,7 @@ def test_every_job_runs_on_ubuntu_24_04() -> None:
 # --- least privilege and hygiene ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [CI, INTEGRATION], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [CI, INTEGRATION, CORPUS], ids=lambda p: p.name)
 def test_permissions_are_read_only_at_the_top_and_in_every_job(path: Path) -> None:
     workflow = _load(path)
     assert workflow["permissions"] == {"contents": "read"}
@@ -729,7 +730,7 @@ def test_permissions_are_read_only_at_the_top_and_in_every_job(path: Path) -> No
     assert "group" in workflow["concurrency"]
 
 
-@pytest.mark.parametrize("path", [CI, INTEGRATION], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [CI, INTEGRATION, CORPUS], ids=lambda p: p.name)
 def test_every_action_is_pinned_to_a_full_commit_with_its_version_noted(path: Path) -> None:
     used = [
         step["uses"]
@@ -1138,3 +1139,92 @@ def test_tox_gives_an_interrupted_live_run_the_time_to_restart_microk8s() -> Non
 def test_tox_gives_an_interrupted_twin_run_the_time_to_write_its_bundle() -> None:
     # A cancelled ci.yaml job: the runner's SIGTERM follows its SIGINT after 7.5 s.
     assert _tox_setting("twin", "interrupt_timeout") >= 7.5
+
+
+# --- charm-corpus.yaml: real charms, every day ---------------------------------------------
+
+
+def _corpus_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("charm_corpus", SCRIPTS / "charm_corpus.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+charm_corpus = _corpus_script()
+
+
+def test_the_corpus_pins_at_least_six_public_sidecar_charms_of_several_shapes() -> None:
+    corpus = charm_corpus.load()
+    charms = corpus["charms"]
+    assert len(charms) >= 6
+    assert not set(charms) & charm_corpus.EXCLUDED  # kept aside for independent checks
+    for name, spec in charms.items():
+        assert re.fullmatch(r"[0-9a-f]{40}", spec["commit"]), name
+        assert spec["deps"] in ("poetry", "uv", "requirements"), name
+        assert spec["python"] in ("3.10", "3.12"), name  # the charms' bases (22.04, 24.04)
+        assert name in spec["bundle"]["applications"], name
+    # The default stack's charm, at its current head.
+    assert charms["mysql-router-k8s"]["commit"] == "94192d958f32ce35e0dc7737e068eee6c554fab9"
+
+
+def test_the_corpus_runs_every_disruption_a_bundle_app_can_take() -> None:
+    from harness.catalogue.names import NAMES
+
+    # charm-pod-spec-change needs the probe; resource-refresh a new image the bundle lacks.
+    assert set(charm_corpus.load()["disruptions"]) == set(NAMES) - {
+        "charm-pod-spec-change",
+        "resource-refresh",
+    }
+
+
+def test_the_corpus_job_runs_each_charm_with_its_own_venv_and_fails_on_regression() -> None:
+    workflow = _load(CORPUS)
+    assert set(workflow["on"]) >= {"schedule", "workflow_dispatch"}
+    runs = " ".join(s.get("run", "") for s in _steps(workflow["jobs"]["corpus"]))
+    assert "charm_corpus.py fetch" in runs
+    assert "charm_corpus.py run" in runs
+    assert "charm_corpus.py check" in runs
+    publish = " ".join(s.get("run", "") for s in _steps(workflow["jobs"]["matrix"]))
+    assert "publish-matrix.sh" in publish  # repro matrix, to the run summary
+    assert workflow["jobs"]["matrix"]["if"] == "${{ !cancelled() }}"
+
+
+def test_the_corpus_plan_gives_one_job_per_charm() -> None:
+    plan = charm_corpus.matrix(charm_corpus.load())
+    assert sorted(j["charm"] for j in plan) == sorted(charm_corpus.load()["charms"])
+    assert {"charm", "python", "deps", "apt"} <= set(plan[0])
+
+
+def _results(out: Path, charm: str, runs: list[dict[str, Any]]) -> Path:
+    out.mkdir(parents=True)
+    (out / "results.json").write_text(json.dumps({"charm": charm, "runs": runs}))
+    return out
+
+
+def _bundle(out: Path, disruption: str, **raw: Any) -> None:
+    folder = out / disruption / "run"
+    folder.mkdir(parents=True)
+    (folder / "bundle.json").write_text(json.dumps({"findings": [], "error": None, **raw}))
+
+
+def test_a_corpus_regression_fails_the_check(tmp_path: Path) -> None:
+    corpus = charm_corpus.load()
+    out = _results(
+        tmp_path / "zk",
+        "zookeeper-k8s",
+        [
+            {"disruption": "pod-delete", "exit": 3},
+            {"disruption": "node-restart", "exit": 2},
+            {"disruption": "scale-down-up", "exit": 0},
+        ],
+    )
+    error = {"unit": "zookeeper-k8s/0", "hook": "start", "exception": "KeyError: 'x'"}
+    _bundle(out, "pod-delete", charm_errors=[error])
+    _bundle(out, "scale-down-up", charm_errors=[{**error, "undetermined": "no image"}])
+    found = charm_corpus.regressions(out, corpus)
+    assert len(found) == 2
+    assert "charm error not in the baseline" in found[0]
+    assert "did not finish" in found[1]
