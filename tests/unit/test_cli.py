@@ -23,6 +23,7 @@ from harness.cli import main as cli
 from harness.cli import run as cli_run
 from harness.evidence.write import write_bundle
 from harness.run import launch
+from harness.scenario.podspec import PODSPEC_SCENARIOS
 from harness.scenario.scenarios import SCENARIOS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
@@ -56,7 +57,8 @@ def test_list_names_every_disruption_and_scenario_once(capsys: pytest.CaptureFix
     assert code == 0
     names = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
     # Last, apart: the disruptions only catalogued (repro predict), not yet runnable.
-    assert names == [*NAMES, *(s.name for s in SCENARIOS), *PREDICT_ONLY]
+    podspec = [p.name for p in PODSPEC_SCENARIOS]
+    assert names == [*NAMES, *(s.name for s in SCENARIOS), *podspec, *PREDICT_ONLY]
     # container-restart scenarios show the container and the signal they use.
     assert re.search(
         r"^  container-restart-charm +\[container-restart \(container charm, signal TERM\)\]",

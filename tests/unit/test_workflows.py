@@ -32,6 +32,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
+from harness.scenario.podspec import PODSPEC_SCENARIOS
 from harness.scenario.scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +47,7 @@ JUJU_CHANNELS = {"2.9/stable", "3.6/stable", "4.0/stable"}
 # canonical/stsstack-bundles issue 346 (2025-12-18): 3.4 and 3.5 are gone too.
 CLOSED_JUJU_TRACKS = ("3.0", "3.1", "3.2", "3.3", "3.4", "3.5")
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
-SCENARIO_NAMES = [scenario.name for scenario in SCENARIOS]
+SCENARIO_NAMES = [scenario.name for scenario in (*SCENARIOS, *PODSPEC_SCENARIOS)]
 PYTEST_COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
 
 needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
@@ -966,9 +967,13 @@ done
 """
 
 
-def _pack_probe(tmp_path: Path, version: str, pack: str) -> subprocess.CompletedProcess[str]:
+def _pack_probe(
+    tmp_path: Path, version: str, pack: str, *charm_dir: str
+) -> subprocess.CompletedProcess[str]:
     """pack-probe.sh with stand-ins: charmcraft reports VERSION and runs PACK to pack."""
-    (tmp_path / "charms" / "probe").mkdir(parents=True)
+    for name in ("probe", "podspec-probe"):
+        (tmp_path / "charms" / name).mkdir(parents=True)
+        (tmp_path / "charms" / name / "charmcraft.yaml").write_text("type: charm\n")
     charmcraft = (
         "#!/usr/bin/env bash\n"
         f'if [[ $1 == version ]]; then echo "charmcraft {version}"; exit; fi\n'
@@ -986,7 +991,7 @@ def _pack_probe(tmp_path: Path, version: str, pack: str) -> subprocess.Completed
         "CHARMCRAFT_MAJOR": "4",
     }
     return subprocess.run(
-        ["bash", str(SCRIPTS / "pack-probe.sh"), "build/probe.charm"],
+        ["bash", str(SCRIPTS / "pack-probe.sh"), "build/probe.charm", *charm_dir],
         env=env,
         cwd=tmp_path,
         capture_output=True,
@@ -1051,6 +1056,39 @@ def test_prepare_lab_hands_concierge_the_jobs_channels(
     assert "JUJU=2.9/stable MICROK8S=1.28/stable" in prepare
     assert f"--config {ROOT / '.github' / 'concierge.yaml'}" in prepare
     assert log[-1] == "juju switch concierge-microk8s"
+
+
+@needs_bash
+def test_pack_probe_packs_the_charm_folder_it_is_given(tmp_path: Path) -> None:
+    pack = "touch podspec-probe_ubuntu-20.04-amd64.charm"
+    result = _pack_probe(tmp_path, "4.5.0", pack, "charms/podspec-probe")
+    assert result.returncode == 0, result.stderr
+    log = (tmp_path / "calls").read_text()
+    assert f"charmcraft pack --verbose in {tmp_path / 'charms' / 'podspec-probe'}" in log
+    assert (tmp_path / "build" / "probe.charm").is_file()
+    refused = _pack_probe(tmp_path / "again", "4.5.0", pack, "charms/nothing-here")
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        "no charmcraft.yaml in charms/nothing-here: pass a charm's folder, "
+        "e.g. charms/podspec-probe"
+    )
+
+
+def test_the_podspec_probe_is_packed_and_handed_to_the_live_jobs() -> None:
+    jobs = _load(INTEGRATION)["jobs"]
+    pack = jobs["pack-podspec-probe"]
+    run = " ".join(s.get("run", "") for s in _steps(pack))
+    assert "pack-probe.sh build/podspec-probe.charm charms/podspec-probe" in run
+    cache = next(s for s in _steps(pack) if "actions/cache" in s.get("uses", ""))
+    assert "charms/podspec-probe/**" in cache["with"]["key"]
+    assert "env.CHARMCRAFT_MAJOR" in cache["with"]["key"]
+    assert any(s["with"]["name"] == "podspec-probe-charm" for s in _uploads(pack))
+    live = jobs["integration"]
+    assert "pack-podspec-probe" in live["needs"]
+    downloads = [s for s in _steps(live) if "download-artifact" in s.get("uses", "")]
+    assert any(s["with"]["name"] == "podspec-probe-charm" for s in downloads)
+    tox = next(s for s in _steps(live) if s.get("name") == "tox -e integration")
+    assert tox["env"]["PODSPEC_PROBE_CHARM"].endswith("/build/podspec-probe.charm")
 
 
 @needs_bash
