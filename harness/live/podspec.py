@@ -184,12 +184,21 @@ class LivePodspec:
             )
         return pods_of(done.stdout)
 
-    async def databags(self, units: Sequence[str]) -> dict[str, dict[str, str]]:
-        """Every databag the units see, by owner (a unit's own view wins for its own bags)."""
+    async def databags(
+        self, units: Sequence[str], endpoints: Sequence[str]
+    ) -> dict[str, dict[str, str]]:
+        """Every databag of the relation between ``endpoints`` (``app:endpoint`` each) that
+        the units see, by owner (a unit's own view wins for its own app's bags).
+
+        Only that relation's: show-unit also lists each app's peer relation, whose bags have
+        the same owners (the sidecar probe's peer app bag is empty), so keyed by owner alone
+        they would stand in for the relation's own."""
         found: dict[str, dict[str, str]] = {}
         for unit in units:
             for bag in parse_show_unit(await self.cli.show_unit(unit)):
-                if bag.owner not in found or bag.owner.split("/")[0] == unit.split("/")[0]:
+                if f"{_app(bag.seen_by)}:{bag.endpoint}" not in endpoints:
+                    continue
+                if bag.owner not in found or _app(bag.owner) == _app(unit):
                     found[bag.owner] = dict(bag.data)
         return found
 
@@ -206,6 +215,11 @@ class LivePodspec:
 
     async def config(self, app: str, key: str, value: str) -> None:
         await self.cli.run("config", app, f"{key}={value}")
+
+
+def _app(owner: str) -> str:
+    """The app of a unit name, or the app name itself."""
+    return owner.split("/")[0]
 
 
 def unsettled(status_json: str, apps: Sequence[str]) -> str | None:

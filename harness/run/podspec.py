@@ -210,7 +210,7 @@ async def run_live(
     before = await live.units(app)
     pods_before = await live.pods(app)
     shown = (*before, *(await live.units(other)))
-    bags_before = await live.databags(shown)
+    bags_before = await live.databags(shown, scenario.endpoints)
     cursor = max((int(e["seq"]) for e in await live.journal(f"{app}/0")), default=0)
     await live.config(app, scenario.config_key, token)
     started = time.monotonic()
@@ -242,7 +242,7 @@ async def run_live(
         await live.units(app),
         tuple(samples),
         bags_before,
-        await live.databags(shown),
+        await live.databags(shown, scenario.endpoints),
         hooks,
         tuple(p.to_json() for p in pods_before),
         tuple(p.to_json() for p in await live.pods(app)),

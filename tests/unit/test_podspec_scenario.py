@@ -289,7 +289,7 @@ def _live_stand_in(pod_phases: list[list[tuple[str, str]]]):  # type: ignore[no-
     async def units(app: str) -> tuple[str, ...]:
         return (f"{app}/0",)
 
-    async def databags(units: object) -> dict[str, dict[str, str]]:
+    async def databags(units: object, endpoints: object) -> dict[str, dict[str, str]]:
         return {"probe/0": {"probe-check": "probe/0"}}
 
     journal = [[{"seq": 1, "event": "start"}], [{"seq": 1, "event": "start"}]]

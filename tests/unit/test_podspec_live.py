@@ -1,0 +1,140 @@
+"""The live podspec run's reads against what the juju CLI really prints (issue 26 review).
+
+Each test drives the real ``JujuCLI`` and ``LivePodspec`` over a runner that answers only the
+commands it knows (anything else exits 1, as an unknown juju command would), with output
+shaped as Juju 3.x prints it: ``juju show-unit --format json`` as in
+tests/data/samples/showunit_json_3.1.2_k8s_alertmanager0.json (a one-unit peer relation shows
+``application-data: {}`` and the unit's own ``local-unit`` data; a relation to another app
+shows that app's ``application-data`` and its ``related-units``, ``local-unit`` null).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+
+from harness.live.juju_cli import JujuCLI
+from harness.live.podspec import LivePodspec
+from harness.live.process import Completed
+from harness.scenario.podspec import POD_SPEC_SET
+
+ADDR = {
+    "egress-subnets": "10.152.183.30/32",
+    "ingress-address": "10.152.183.30",
+    "private-address": "10.152.183.30",
+}
+
+
+def _relation(rid: int, endpoint: str, remote: str, app_data: Mapping[str, str], **rest: object):  # type: ignore[no-untyped-def]
+    return {
+        "relation-id": rid,
+        "endpoint": endpoint,
+        "related-endpoint": remote,
+        "application-data": dict(app_data),
+        **rest,
+    }
+
+
+def show_units(probe_check: str = "probe") -> dict[str, str]:
+    """``juju show-unit --format json`` of both sides after the harness wrote probe-check."""
+    podspec_unit = {"podspec-probe-unit": "podspec-probe/0", **ADDR}
+    podspec = {
+        "podspec-probe/0": {
+            "leader": True,
+            "life": "alive",
+            "relation-info": [
+                _relation(
+                    0,
+                    "podspec-probe-peers",
+                    "podspec-probe-peers",
+                    {"podspec-probe-app": "podspec-probe"},
+                    **{"local-unit": {"in-scope": True, "data": podspec_unit}},
+                ),
+                _relation(
+                    2,
+                    "probe-requirer",
+                    "probe-provider",
+                    {"probe-check": probe_check},
+                    **{
+                        "local-unit": {"in-scope": True, "data": None},
+                        "related-units": {
+                            "probe/0": {
+                                "in-scope": True,
+                                "data": {"probe-check": "probe/0", **ADDR},
+                            }
+                        },
+                    },
+                ),
+            ],
+        }
+    }
+    probe = {
+        "probe/0": {
+            "leader": True,
+            "life": "alive",
+            "relation-info": [
+                # The sidecar probe's own peer relation: it writes its unit bag only, so its
+                # app bag shows empty, as alertmanager's one-unit `replicas` does.
+                _relation(
+                    1,
+                    "probe-peers",
+                    "probe-peers",
+                    {},
+                    **{"local-unit": {"in-scope": True, "data": {"probe-token": "x", **ADDR}}},
+                ),
+                _relation(
+                    2,
+                    "probe-provider",
+                    "probe-requirer",
+                    {"podspec-probe-app": "podspec-probe"},
+                    **{
+                        "local-unit": {"in-scope": True, "data": None},
+                        "related-units": {
+                            "podspec-probe/0": {"in-scope": True, "data": podspec_unit}
+                        },
+                    },
+                ),
+            ],
+        }
+    }
+    return {"podspec-probe/0": json.dumps(podspec), "probe/0": json.dumps(probe)}
+
+
+class Runner:
+    """Answers ``juju show-unit U --format json`` and ``juju version``; anything else fails."""
+
+    def __init__(self, shown: Mapping[str, str]) -> None:
+        self.shown = dict(shown)
+        self.calls: list[tuple[str, ...]] = []
+
+    async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
+        self.calls.append(tuple(args))
+        if tuple(args) == ("version",):
+            return 0, "3.6.4-genericlinux-amd64\n", ""
+        if tuple(args[:1]) == ("show-unit",) and tuple(args[2:]) == ("--format", "json"):
+            unit = args[1]
+            if unit in self.shown:
+                return 0, self.shown[unit], ""
+            return 1, "", f'ERROR unit "{unit}" not found'
+        return 1, "", f"ERROR unrecognized command: juju {' '.join(args)}"
+
+
+async def _no_process(argv: Sequence[str], **_: object) -> Completed:
+    raise AssertionError(f"no process expected: {argv}")
+
+
+def _live(shown: Mapping[str, str]) -> LivePodspec:
+    return LivePodspec(JujuCLI(Runner(shown)), "m", run=_no_process)
+
+
+def test_databags_are_the_bags_of_the_relation_between_the_two_apps() -> None:
+    live = _live(show_units())
+    bags = asyncio.run(live.databags(["podspec-probe/0", "probe/0"], POD_SPEC_SET.endpoints))
+
+    # The sidecar probe's empty peer app bag is not its app bag on the probe relation.
+    assert bags["probe"] == {"probe-check": "probe"}
+    assert bags["probe/0"] == {"probe-check": "probe/0", **ADDR}
+    assert bags["podspec-probe"] == {"podspec-probe-app": "podspec-probe"}
+    assert bags["podspec-probe/0"] == {"podspec-probe-unit": "podspec-probe/0", **ADDR}
+    assert set(bags) == {"probe", "probe/0", "podspec-probe", "podspec-probe/0"}
