@@ -11,12 +11,15 @@ shows that app's ``application-data`` and its ``related-units``, ``local-unit`` 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 
+from harness.common.versions import JujuVersion
 from harness.live.juju_cli import JujuCLI
 from harness.live.podspec import LivePodspec
 from harness.live.process import Completed
+from harness.run.podspec import run_live
 from harness.scenario.podspec import POD_SPEC_SET
 
 ADDR = {
@@ -138,3 +141,64 @@ def test_databags_are_the_bags_of_the_relation_between_the_two_apps() -> None:
     assert bags["podspec-probe"] == {"podspec-probe-app": "podspec-probe"}
     assert bags["podspec-probe/0"] == {"podspec-probe-unit": "podspec-probe/0", **ADDR}
     assert set(bags) == {"probe", "probe/0", "podspec-probe", "podspec-probe/0"}
+
+
+# --- the sampling loop: at least once a second even when a read is slow ----------------------
+
+
+def _slow_live(read_seconds: float, pod_steps: list[list[tuple[str, str]]]):  # type: ignore[no-untyped-def]
+    """An autospecced LivePodspec whose ``juju status`` read takes ``read_seconds`` (a busy
+    controller through a roll) and whose pods go through ``pod_steps``, one per read."""
+    from unittest.mock import create_autospec
+
+    from harness.live.podspec import LivePod
+
+    live = create_autospec(LivePodspec, instance=True)
+    steps = iter(pod_steps)
+    last: list[LivePod] = []
+
+    async def pods(app: str) -> tuple[LivePod, ...]:
+        nonlocal last
+        step = next(steps, None)
+        if step is not None:
+            last = [LivePod("podspec-probe-0", uid, phase) for uid, phase in step]
+        return tuple(last)
+
+    async def units(app: str) -> tuple[str, ...]:
+        await asyncio.sleep(read_seconds)
+        return (f"{app}/0",)
+
+    async def databags(units: object, endpoints: object) -> dict[str, dict[str, str]]:
+        return {"probe/0": {"probe-check": "probe/0"}}
+
+    reads = iter([[{"seq": 1, "event": "start"}], [{"seq": 2, "event": "config-changed"}]])
+
+    async def journal(unit: str, since: int = 0) -> list[dict[str, object]]:
+        return next(reads)
+
+    live.pods.side_effect = pods
+    live.units.side_effect = units
+    live.databags.side_effect = databags
+    live.journal.side_effect = journal
+    return live
+
+
+def test_a_slow_juju_status_does_not_stretch_the_gap_between_samples(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from harness.run import podspec as run_podspec
+
+    every = 0.1
+    monkeypatch.setattr(run_podspec, "SAMPLE_EVERY", every)
+    # Each `juju status` takes 3.5 samples' time: a loop that waits for one read before
+    # starting the next samples every 0.35 s instead of every 0.1 s.
+    steps = [[("old", "Running")]] + [[("old", "Terminating")]] * 4 + [[]] * 4
+    live = _slow_live(3.5 * every, [*steps, [("new", "Pending")], [("new", "Running")]])
+    run = asyncio.run(run_live(POD_SPEC_SET, live, JujuVersion.parse("3.6"), token="t1"))
+
+    times = [s["at"] for s in run.samples]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert times == sorted(times)
+    assert len(run.samples) >= 9, run.samples
+    assert max(gaps) < 2.5 * every, gaps  # scheduled every 0.1 s, not after each read
+    assert [len(s["pods"]) for s in run.samples][-1] == 1
+    assert run.samples[-1]["pods"][0]["uid"] == "new"
+    assert {tuple(s["units"]) for s in run.samples} == {("podspec-probe/0",)}
