@@ -202,3 +202,49 @@ def test_a_slow_juju_status_does_not_stretch_the_gap_between_samples(monkeypatch
     assert [len(s["pods"]) for s in run.samples][-1] == 1
     assert run.samples[-1]["pods"][0]["uid"] == "new"
     assert {tuple(s["units"]) for s in run.samples} == {("podspec-probe/0",)}
+
+
+# --- the hooks finding: the catalogue's background hooks are not the disruption's ------------
+
+
+def _run_with_hooks(hooks: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    from harness.run.podspec import PodspecRun
+
+    bags = {"probe": {"probe-check": "probe"}}
+    pods = ({"name": "podspec-probe-0", "uid": "old", "phase": "Running"},)
+    return PodspecRun(
+        POD_SPEC_SET,
+        JujuVersion.parse("3.6"),
+        "live",
+        ("podspec-probe/0",),
+        ("podspec-probe/0",),
+        ({"at": 0.0, "units": ["podspec-probe/0"], "pods": []},),
+        bags,
+        bags,
+        hooks,
+        pods,
+        ({"name": "podspec-probe-0", "uid": "new", "phase": "Running"},),
+    )
+
+
+def _hooks_finding(hooks: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    from harness.run.podspec import judge
+
+    return next(f for f in judge(_run_with_hooks(hooks)) if "hooks" in f.check)
+
+
+def test_an_update_status_in_the_window_is_background_not_a_deviation() -> None:
+    # update-status fires every 5 min (Juju's default): a real run's window may hold one,
+    # and the catalogue lists it (and relation-changed) as background, allowed anywhere.
+    for hooks in (
+        ("config-changed", "update-status"),
+        ("update-status", "config-changed", "probe-requirer-relation-changed"),
+    ):
+        finding = _hooks_finding(hooks)
+        assert finding.ok, finding.detail
+        assert "update-status" in finding.detail
+
+
+def test_a_missing_config_changed_or_a_stop_is_still_a_deviation() -> None:
+    assert not _hooks_finding(("update-status",)).ok
+    assert not _hooks_finding(("config-changed", "stop")).ok
