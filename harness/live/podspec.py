@@ -83,6 +83,8 @@ def live_plan(
         return shlex.join(["juju", *args])
 
     journal = juju_line(action_args(major, f"{app}/0", "journal", JOURNAL_PARAMS))
+    after = {**JOURNAL_PARAMS, "since": "CURSOR"}
+    journal_after = juju_line(action_args(major, f"{app}/0", "journal", after))
     expected = load().expect(scenario.disruption, juju).required_hooks(leader=True)
     return (
         f"# model {model} (Kubernetes namespace {model}); Juju {major}.{juju.minor}: podspec"
@@ -106,7 +108,8 @@ def live_plan(
         juju_line(["status", app, "--format", "json"]),
         shlex.join(pods_argv(model, app)),
         f"#   until every {app} workload pod is new and Running (at most 900 s)",
-        f"# snapshot after: the same, and the journal after the cursor: {journal}",
+        "# snapshot after: the same, and the journal after the cursor (its last seq before"
+        " the disruption), every page of it: " + journal_after,
         f"# judge: unit names kept, every databag kept on both sides, {app}'s hooks (run in"
         " its operator pod) against the catalogue; write podspec-run.json and report.md",
         f"# the catalogue expects on Juju {major}.{juju.minor}: {', '.join(expected)}",
@@ -202,16 +205,25 @@ class LivePodspec:
                     found[bag.owner] = dict(bag.data)
         return found
 
-    async def journal(self, unit: str) -> list[dict[str, Any]]:
-        out, _ = await self.cli.run_action(unit, "journal", JOURNAL_PARAMS)
-        result = parse_action_output(out, unit, "journal")
-        if result.status != "completed":
-            raise HarnessError(
-                f"the journal action on {unit} ended {result.status}: {result.message}",
-                "see `juju show-task` for it",
-            )
-        entries = json.loads(result.results.get("entries", "[]"))
-        return [e for e in entries if isinstance(e, dict)]
+    async def journal(self, unit: str, since: int = 0) -> list[dict[str, Any]]:
+        """The journal entries after ``since``, every page of them (the action answers at
+        most 64 KiB and says ``more``; each next page starts at its ``cursor``)."""
+        found: list[dict[str, Any]] = []
+        while True:
+            params = {**JOURNAL_PARAMS, "since": since}
+            out, _ = await self.cli.run_action(unit, "journal", params)
+            result = parse_action_output(out, unit, "journal")
+            if result.status != "completed":
+                raise HarnessError(
+                    f"the journal action on {unit} ended {result.status}: {result.message}",
+                    "see `juju show-task` for it",
+                )
+            entries = json.loads(str(result.results.get("entries", "[]")))
+            found.extend(e for e in entries if isinstance(e, dict))
+            cursor = int(str(result.results.get("cursor", since)))
+            if str(result.results.get("more", "")) != "true" or cursor <= since:
+                return found
+            since = cursor
 
     async def config(self, app: str, key: str, value: str) -> None:
         await self.cli.run("config", app, f"{key}={value}")

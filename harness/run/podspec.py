@@ -230,7 +230,9 @@ async def run_live(
     await live.config(app, scenario.config_key, token)
     samples = await _sample_roll(live, app, {p.uid for p in pods_before}, timeout)
     hooks = tuple(
-        str(e["event"]) for e in await live.journal(f"{app}/0") if int(e["seq"]) > cursor
+        str(e["event"])
+        for e in await live.journal(f"{app}/0", since=cursor)
+        if int(e["seq"]) > cursor
     )
     return PodspecRun(
         scenario,

@@ -248,3 +248,62 @@ def test_an_update_status_in_the_window_is_background_not_a_deviation() -> None:
 def test_a_missing_config_changed_or_a_stop_is_still_a_deviation() -> None:
     assert not _hooks_finding(("update-status",)).ok
     assert not _hooks_finding(("config-changed", "stop")).ok
+
+
+# --- the journal: every page, after the cursor -------------------------------------------------
+
+
+class JournalRunner:
+    """``juju run podspec-probe/0 journal since=N limit=L --wait=5m --format json`` (3.x) over a
+    journal of ``count`` entries, at most ``page`` per answer (the probe's 64 KiB cap)."""
+
+    def __init__(self, count: int, page: int) -> None:
+        self.count = count
+        self.page = page
+        self.asked: list[int] = []
+
+    async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
+        if tuple(args) == ("version",):
+            return 0, "3.6.4-genericlinux-amd64\n", ""
+        head, tail = tuple(args[:3]), list(args[5:])
+        params = dict(a.split("=", 1) for a in args[3:5])
+        if head != ("run", "podspec-probe/0", "journal") or tail != [
+            "--wait=5m",
+            "--format",
+            "json",
+        ]:
+            return 1, "", f"ERROR unrecognized: juju {' '.join(args)}"
+        since = int(params["since"])
+        self.asked.append(since)
+        seqs = [n for n in range(1, self.count + 1) if n > since][: self.page]
+        entries = [{"seq": n, "event": "config-changed" if n > 3 else "start"} for n in seqs]
+        results = {
+            "entries": json.dumps(entries),
+            "cursor": str(seqs[-1] if seqs else since),
+            "return-code": 0,
+        }
+        if since + self.page < self.count:
+            results["more"] = "true"
+        out = {
+            "podspec-probe/0": {
+                "id": "7",
+                "results": results,
+                "status": "completed",
+                "unit": "podspec-probe/0",
+            }
+        }
+        return 0, json.dumps(out), ""
+
+
+def test_the_journal_is_read_page_by_page_and_after_a_cursor() -> None:
+    runner = JournalRunner(count=5, page=2)
+    live = LivePodspec(JujuCLI(runner), "m", run=_no_process)
+
+    everything = asyncio.run(live.journal("podspec-probe/0"))
+    assert [e["seq"] for e in everything] == [1, 2, 3, 4, 5]
+    assert runner.asked == [0, 2, 4]
+
+    runner.asked.clear()
+    after = asyncio.run(live.journal("podspec-probe/0", since=3))
+    assert [e["seq"] for e in after] == [4, 5]
+    assert runner.asked == [3]

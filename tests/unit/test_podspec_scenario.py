@@ -296,7 +296,7 @@ def _live_stand_in(pod_phases: list[list[tuple[str, str]]]):  # type: ignore[no-
     journal[1].append({"seq": 2, "event": "config-changed"})
     reads = iter(journal)
 
-    async def journal_of(unit: str) -> list[dict[str, object]]:
+    async def journal_of(unit: str, since: int = 0) -> list[dict[str, object]]:
         return next(reads)
 
     live.pods.side_effect = pods
