@@ -20,6 +20,7 @@ from typing import Any
 from harness.catalogue import load
 from harness.common.errors import HarnessError
 from harness.common.versions import JujuVersion
+from harness.lab.ports import ActionResult
 from harness.live.actions import parse_action_output
 from harness.live.juju_cli import JujuCLI, action_args, relate_verb
 from harness.live.process import ProcessRunner, run_process
@@ -210,20 +211,28 @@ class LivePodspec:
         most 64 KiB and says ``more``; each next page starts at its ``cursor``)."""
         found: list[dict[str, Any]] = []
         while True:
-            params = {**JOURNAL_PARAMS, "since": since}
-            out, _ = await self.cli.run_action(unit, "journal", params)
-            result = parse_action_output(out, unit, "journal")
-            if result.status != "completed":
-                raise HarnessError(
-                    f"the journal action on {unit} ended {result.status}: {result.message}",
-                    "see `juju show-task` for it",
-                )
+            result = await self._action(unit, "journal", {**JOURNAL_PARAMS, "since": since})
             entries = json.loads(str(result.results.get("entries", "[]")))
             found.extend(e for e in entries if isinstance(e, dict))
             cursor = int(str(result.results.get("cursor", since)))
             if str(result.results.get("more", "")) != "true" or cursor <= since:
                 return found
             since = cursor
+
+    async def set_databag(self, unit: str, params: Mapping[str, object]) -> None:
+        """The sidecar probe's set-databag: a write that did not happen stops the run (the
+        databags judged would lack what the harness meant to compare)."""
+        await self._action(unit, "set-databag", params)
+
+    async def _action(self, unit: str, action: str, params: Mapping[str, object]) -> ActionResult:
+        out, _ = await self.cli.run_action(unit, action, params)
+        result = parse_action_output(out, unit, action)
+        if result.status != "completed":
+            raise HarnessError(
+                f"{action} on {unit} ended {result.status}: {result.message}",
+                "see `juju show-task` for it",
+            )
+        return result
 
     async def config(self, app: str, key: str, value: str) -> None:
         await self.cli.run("config", app, f"{key}={value}")

@@ -345,10 +345,11 @@ async def live_run(
             await cli.run(*args)
         apps = (scenario.app, scenario.other)
         await _settle(cli, apps)
+        live = LivePodspec.on(cli, model)
         for unit, params in databag_actions(scenario):
-            await cli.run_action(unit, "set-databag", params)
+            await live.set_databag(unit, params)
         await _settle(cli, apps)
-        return await run_live(scenario, LivePodspec.on(cli, model), juju, token=token)
+        return await run_live(scenario, live, juju, token=token)
     finally:
         if not keep_model:
             await admin.destroy_model(model, timeout=600)

@@ -307,3 +307,42 @@ def test_the_journal_is_read_page_by_page_and_after_a_cursor() -> None:
     after = asyncio.run(live.journal("podspec-probe/0", since=3))
     assert [e["seq"] for e in after] == [4, 5]
     assert runner.asked == [3]
+
+
+# --- the harness's own databag writes must have happened -------------------------------------
+
+
+class SetDatabagRunner:
+    """``juju run probe/0 set-databag ... --wait=5m --format json`` (3.x) ending ``status``;
+    a failed task exits 1 with its JSON on stdout, as Juju 3.x does."""
+
+    def __init__(self, status: str) -> None:
+        self.status = status
+
+    async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
+        if tuple(args) == ("version",):
+            return 0, "3.6.4-genericlinux-amd64\n", ""
+        if tuple(args[:3]) != ("run", "probe/0", "set-databag"):
+            return 1, "", f"ERROR unrecognized: juju {' '.join(args)}"
+        entry: dict[str, object] = {"id": "4", "status": self.status, "unit": "probe/0"}
+        entry["results"] = {"return-code": 0}
+        if self.status == "failed":
+            entry["message"] = "no relation on endpoint probe-provider"
+        return (0 if self.status == "completed" else 1), json.dumps({"probe/0": entry}), ""
+
+
+def test_a_set_databag_that_failed_stops_the_run_in_one_line() -> None:
+    import pytest
+
+    from harness.common.errors import HarnessError
+    from harness.live.podspec import databag_actions
+
+    unit, params = databag_actions(POD_SPEC_SET)[0]
+    ok = LivePodspec(JujuCLI(SetDatabagRunner("completed")), "m", run=_no_process)
+    asyncio.run(ok.set_databag(unit, params))
+
+    failed = LivePodspec(JujuCLI(SetDatabagRunner("failed")), "m", run=_no_process)
+    with pytest.raises(HarnessError, match="set-databag on probe/0 ended failed") as caught:
+        asyncio.run(failed.set_databag(unit, params))
+    assert "no relation on endpoint probe-provider" in str(caught.value)
+    assert "\n" not in str(caught.value)
