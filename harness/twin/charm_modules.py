@@ -29,7 +29,7 @@ from types import ModuleType
 
 # What the twin drives the charm with: one copy for both sides, whatever the charm pins.
 SHARED = frozenset(
-    {"ops", "scenario", "yaml", "opentelemetry", "websocket", "harness", "pytest", "pluggy"}
+    {"ops", "scenario", "yaml", "websocket", "harness", "pytest", "pluggy"}
 )
 
 
