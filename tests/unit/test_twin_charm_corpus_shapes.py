@@ -173,3 +173,15 @@ def test_the_report_says_why_each_finding_is_undetermined_once(
             assert f"no metadata for {app}" in line, (name, line)
         # The files paragraph belongs to files; none was watched.
         assert "--mark APP:CONTAINER:PATH" not in section, name
+
+
+def test_the_workload_container_lists_its_storage_in_proc_mounts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # wordpress-k8s's trial: every hook failed on `stat /proc/mounts: no such file`, judged
+    # undetermined as if it were the image's; the kernel gives every container that file.
+    code, _out, err, raw = repro(capsys, tmp_path, "bundle-mounts.yaml", "--no-probe")
+    assert code == 0, err
+    assert raw["charm_errors"] == []
+    assert failed_hooks(raw) == []
+    assert any(h["hook"] == "app-pebble-ready" for h in raw["hooks"])
