@@ -35,13 +35,21 @@ def make_client() -> Any:
     return Client(config=KubeConfig.from_service_account())
 
 
+def transport_error() -> type[Exception]:
+    """The transport error of the HTTP library lightkube itself uses: httpx up to lightkube
+    0.22, httpx2 from 1.0 (a twin or a charm venv may hold either; the packed charm pins 0.22)."""
+    from lightkube.core import generic_client
+
+    error: type[Exception] = generic_client.httpx.TransportError
+    return error
+
+
 def body(token: str) -> dict[str, Any]:
     return {"spec": {"template": {"metadata": {"annotations": {TEMPLATE_ANNOTATION: token}}}}}
 
 
 def patch(app: str, namespace: str, token: str, client: Any | None = None) -> PatchResult:
     """Set the annotation on StatefulSet ``app`` in ``namespace``; 403 means untrusted."""
-    import httpx
     from lightkube.core.exceptions import ApiError, ConfigError
     from lightkube.resources.apps_v1 import StatefulSet
 
@@ -56,7 +64,7 @@ def patch(app: str, namespace: str, token: str, client: Any | None = None) -> Pa
         )
     except ConfigError as e:
         return PatchResult(False, message=f"template patch failed: no in-cluster config ({e})")
-    except httpx.TransportError as e:
+    except transport_error() as e:
         # The API server restarting with the node, or not answering yet: retried later.
         return PatchResult(False, message=f"template patch failed: {type(e).__name__}: {e}")
     return PatchResult(True, message=f"template token {token}")

@@ -6,6 +6,7 @@ Kubernetes ``Status`` body, and httpx transport errors when the API server is no
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from typing import Any
 from unittest.mock import MagicMock, create_autospec
@@ -194,3 +195,20 @@ def test_outside_a_cluster_the_failure_says_so(monkeypatch: pytest.MonkeyPatch) 
     assert not result.ok
     assert not result.untrusted
     assert result.message.startswith("template patch failed: no in-cluster config")
+
+
+def test_a_transport_error_is_caught_where_lightkube_uses_httpx2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # lightkube 1.0 speaks httpx2 and brings no httpx: in a twin or a charm venv holding it,
+    # `import httpx` failed and the patch raised instead of reporting a retryable error.
+    from lightkube.core import generic_client
+
+    monkeypatch.setitem(sys.modules, "httpx", None)  # as where only httpx2 is installed
+    api = MagicMock()
+    api.patch.side_effect = generic_client.httpx.ConnectError("connection refused")
+
+    result = template_patch.patch("probe", "lab", "t1", client=api)
+
+    assert not result.ok
+    assert "ConnectError: connection refused" in result.message
