@@ -133,6 +133,7 @@ class BundleDeployment:
                 self.lab.simulated,
                 deploy_commands(self.stack),
                 one_line(exc),
+                rehearsal=self.lab.rehearsal,
             )
             bundle = user_bundle(self.stack, self.spec.app, self.ran_by)
             folder = write_deploy_evidence(replace(evidence, bundle=bundle), self.evidence_dir)

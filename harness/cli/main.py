@@ -523,6 +523,7 @@ def _unfinished_bundle(
 ) -> None:
     """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
     from harness.common.interrupt import describe
+    from harness.common.rehearsal import labelled_rehearsal
     from harness.evidence.model import Evidence
     from harness.evidence.write import write_bundle
     from harness.run.scenario import deploy_commands, one_line, portable_commands, user_bundle
@@ -539,6 +540,7 @@ def _unfinished_bundle(
         error,
         disruption=scenario.disruption,
         interrupted=interrupted,
+        rehearsal=None if backend == "twin" else labelled_rehearsal(),
     )
     # A user's bundle is named even when deploying it failed.
     evidence = replace(evidence, bundle=user_bundle(stack, scenario.targets[0].app, None))

@@ -32,6 +32,7 @@ from harness.common.observations import (
     UnitStatus,
 )
 from harness.common.redact import REDACTED_PREFIX, looks_secret, redacted
+from harness.common.rehearsal import Rehearsal
 from harness.common.versions import CharmVersion, Versions
 from harness.evidence.model import (
     BUNDLE_FILE,
@@ -293,6 +294,13 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
         "commands": list(e.commands),
         "error": e.error,
         "interrupted": e.interrupted,
+        "rehearsal": None
+        if e.rehearsal is None
+        else {
+            "label": "REHEARSAL",
+            "world": e.rehearsal.world,
+            "time_scale": e.rehearsal.time_scale,
+        },
     }
     if e.bundle is not None:  # additive: bundles from the default stack do not carry it
         data["bundle"] = e.bundle.to_json()
@@ -386,6 +394,12 @@ def _snapshot_from(raw: Mapping[str, Any]) -> Snapshot:
     )
 
 
+def _rehearsal(raw: Any) -> Rehearsal | None:
+    if not isinstance(raw, Mapping):
+        return None
+    return Rehearsal(str(raw["world"]), float(raw.get("time_scale", 1.0)))
+
+
 def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
     """The inverse of ``to_json_dict``; validate ``raw`` first (``validate``)."""
     v = raw["versions"]
@@ -453,6 +467,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         error=raw.get("error"),
         bundle=UserBundle.from_json(raw["bundle"]) if raw.get("bundle") else None,
         interrupted=bool(raw.get("interrupted", False)),
+        rehearsal=_rehearsal(raw.get("rehearsal")),
     )
 
 

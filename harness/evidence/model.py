@@ -15,6 +15,7 @@ from harness.common.observations import (
     Snapshot,
     Step,
 )
+from harness.common.rehearsal import Rehearsal
 from harness.common.versions import Versions
 from harness.evidence.user_bundle import UserBundle
 from harness.lab.ports import Backend
@@ -53,6 +54,8 @@ class Evidence:
     interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says during what)
     branch: str = ""  # the catalogue branch each unit was judged against, and why
     disruption_detail: str = ""  # the disruption's parameters (container, signal)
+    # Run against a rehearsal world, not a real Juju (``harness.common.rehearsal``).
+    rehearsal: Rehearsal | None = None
 
     @property
     def complete(self) -> bool:
@@ -70,6 +73,7 @@ class Evidence:
         *,
         disruption: str | None = None,
         interrupted: bool = False,
+        rehearsal: Rehearsal | None = None,
     ) -> Evidence:
         """The evidence of a run that stopped before its scenario began (deploying)."""
         return cls(
@@ -86,6 +90,7 @@ class Evidence:
             disruption=disruption,
             error=error,
             interrupted=interrupted,
+            rehearsal=rehearsal,
         )
 
     def count(self, verdict: Verdict) -> int:

@@ -62,6 +62,8 @@ def _or_unknown(value: object) -> str:
 
 def title(evidence: Evidence) -> str:
     prefix = "SIMULATED reproduction" if evidence.simulated else "Reproduction"
+    if evidence.rehearsal is not None:
+        prefix = "REHEARSAL reproduction"
     what = f" ({evidence.disruption})" if evidence.disruption else ""
     return f"{prefix}: {evidence.scenario}{what}"
 
@@ -83,6 +85,10 @@ def _summary(e: Evidence) -> list[str]:
         for c in sorted(v.charms, key=lambda c: c.app)
     )
     backend = f"{e.backend} (SIMULATED)" if e.simulated else e.backend
+    if e.rehearsal is not None:
+        backend = f"{e.backend} code against a REHEARSAL world ({e.rehearsal.world})"
+        if e.rehearsal.scaled:
+            backend += f", waits {e.rehearsal.time_scale:g}x faster"
     if v.juju_driver:
         backend += f", Juju driver {v.juju_driver}"
     juju = (
@@ -417,6 +423,8 @@ def render_report(evidence: Evidence) -> str:
     lines = [f"# {md.text(title(e))}", ""]
     if e.simulated:
         lines += [SIMULATED_BANNER, ""]
+    if e.rehearsal is not None:
+        lines += [f"> **REHEARSAL**: {md.text(e.rehearsal.describe())}.", ""]
     if e.error:
         lines += [f"**The run stopped early:** {md.text(e.error)}", ""]
     lines += _summary(e)

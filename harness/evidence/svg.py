@@ -160,6 +160,7 @@ def render_timeline_svg(
     title: str,
     simulated: bool = False,
     units: Sequence[str] = (),
+    rehearsal: bool = False,
 ) -> str:
     """An SVG document: lanes for ``units`` (plus any unit in ``hooks``), in that order."""
     records = list(hooks)
@@ -177,6 +178,9 @@ def render_timeline_svg(
     lanes_bottom = top + LANE_HEIGHT * max(len(lanes), 1)
     height = lanes_bottom + BOTTOM
     heading = f"SIMULATED: {title}" if simulated and "SIMULATED" not in title else title
+    if rehearsal and "REHEARSAL" not in heading:
+        heading = f"REHEARSAL: {heading}"
+    watermark = "REHEARSAL" if rehearsal else "SIMULATED" if simulated else None
 
     svg = ET.Element(
         "svg",
@@ -200,11 +204,11 @@ def render_timeline_svg(
     _steps(svg, steps, axis, top, lanes_bottom)
     _axis_ticks(svg, steps, axis, lanes_bottom)
     _legend(svg, lanes_bottom + 60, secondary=not all(primary))
-    if simulated:
+    if watermark is not None:
         _sub(
             svg,
             "text",
-            "SIMULATED",
+            watermark,
             class_="watermark",
             x=_fmt(width / 2),
             y=_fmt(height / 2),
@@ -367,4 +371,5 @@ def render_svg(evidence: Evidence) -> str:
         title=title(evidence),
         simulated=evidence.simulated,
         units=evidence_units(evidence),
+        rehearsal=evidence.rehearsal is not None,
     )

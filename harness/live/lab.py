@@ -18,10 +18,11 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
+from harness.common.rehearsal import Rehearsal, rehearsal_from_environment
 from harness.common.versions import JujuVersion
 from harness.lab.ports import Clock, JujuPort, Lab
 from harness.lab.waiting import wait_for
-from harness.live.clock import RealClock
+from harness.live.clock import live_clock
 from harness.live.cluster_port import LiveClusterPort
 from harness.live.drivers import choose_driver, controller_models
 from harness.live.drivers import controller_version as detect_controller_version
@@ -68,6 +69,11 @@ DESTROY_TIMEOUT = 600.0
 # ... are compatible": Juju docs, "Juju component cross-version compatibility").
 CLOSED_SNAP_TRACKS = {f"3.{minor}": "3.6" for minor in range(6)}
 Echo = Callable[[str], None]
+
+
+def _live(rehearsal: Rehearsal | None) -> str:
+    """How a live model is announced: a rehearsal's never as live."""
+    return "live" if rehearsal is None else f"REHEARSAL ({rehearsal.world})"
 
 
 def _stderr(line: str) -> None:
@@ -145,7 +151,8 @@ def lab_from_ops_test(
         raise EnvironmentUnavailable(
             "pytest-operator has no model", "use the ops_test fixture (it creates the model)"
         )
-    clock = clock or RealClock()
+    rehearsal = rehearsal_from_environment()
+    clock = clock or live_clock(rehearsal)
     name = str(ops_test.model_name)
     full_name = str(ops_test.model_full_name or name)
     cli = JujuCLI(OpsTestJuju(ops_test, run=run))
@@ -157,13 +164,14 @@ def lab_from_ops_test(
         connect_name=full_name,
         controller=OpsTestController(ops_test),
     )
-    _stderr(f"live model: {full_name} (namespace {name})")
+    _stderr(f"{_live(rehearsal)} model: {full_name} (namespace {name})")
     return Lab(
         backend="live",
         juju=juju,
         cluster=LiveClusterPort(name),
         node=MicroK8sNode(clock=clock),
         clock=clock,
+        rehearsal=rehearsal,
     )
 
 
@@ -175,15 +183,20 @@ def lab_from_jubilant(juju: Any, *, clock: Clock | None = None, cli: JujuCLI | N
     """
     from harness.live.jubilant_port import JubilantJujuPort
 
-    clock = clock or RealClock()
+    rehearsal = rehearsal_from_environment()
+    clock = clock or live_clock(rehearsal)
     port = JubilantJujuPort(juju, clock=clock, cli=cli)
-    _stderr(f"live model: {juju.model} (namespace {port.model_name}; Juju driver jubilant)")
+    _stderr(
+        f"{_live(rehearsal)} model: {juju.model} "
+        f"(namespace {port.model_name}; Juju driver jubilant)"
+    )
     return Lab(
         backend="live",
         juju=port,
         cluster=LiveClusterPort(port.model_name),
         node=MicroK8sNode(clock=clock),
         clock=clock,
+        rehearsal=rehearsal,
     )
 
 
@@ -392,7 +405,8 @@ async def connect_lab(
     ``driver`` (auto, libjuju, jubilant) picks the Juju driver; auto follows the
     controller's version (``harness.live.drivers``).
     """
-    clock = clock or RealClock()
+    rehearsal = rehearsal_from_environment()
+    clock = clock or live_clock(rehearsal)
     root = cli_for(None)
     try:
         details = await root.show_controller()
@@ -423,7 +437,10 @@ async def connect_lab(
                 raise
             # Only now is it ours: a model another made meanwhile ("already exists") is not.
             created = True
-        echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {short})")
+        echo(
+            f"{_live(rehearsal)} model: {name} "
+            f"({'created' if created else 'existing'}; namespace {short})"
+        )
         juju: LiveJuju
         if chosen == "jubilant":
             from harness.live.jubilant_port import JubilantJujuPort
@@ -440,6 +457,7 @@ async def connect_lab(
             cluster=LiveClusterPort(short),
             node=MicroK8sNode(clock=clock),
             clock=clock,
+            rehearsal=rehearsal,
         )
         await open_lab(lab)
         yield lab

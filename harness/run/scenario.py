@@ -449,6 +449,7 @@ class _Gathered:
             error=error,
             bundle=self.bundle,
             interrupted=interrupted,
+            rehearsal=self.lab.rehearsal,
         )
 
 
@@ -725,6 +726,8 @@ async def _run(
     from harness.verdict.judge import choose_branch, describe_branches, judge
 
     label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
+    if lab.rehearsal is not None:
+        label = f"REHEARSAL, model {lab.juju.model_name} ({lab.rehearsal.world})"
     progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")
 
     got.enter("read versions")

@@ -67,6 +67,7 @@ class Deployment:
             self.lab.simulated,
             portable_commands(deploy_commands(self.stack), self.stack),
             error,
+            rehearsal=self.lab.rehearsal,
         )
 
     def folder(self, name: str) -> Path:
