@@ -50,6 +50,11 @@ class Case:
     driver: str | None = None  # JUJU_DRIVER; None: the harness's auto
     timeout: float = 900.0
     name: str = ""
+    # `juju ...` commands run (through the world's shims) before the harness starts, e.g.
+    # a model of the user's that the harness is then pointed at with --model.
+    setup: tuple[tuple[str, ...], ...] = ()
+    # Folders put first on the harness's PYTHONPATH (a mutation plugin: -p NAME).
+    pythonpath: tuple[str, ...] = ()
 
 
 @dataclass
@@ -64,6 +69,7 @@ class Outcome:
     world: dict[str, Any]
     tests: dict[str, str] = field(default_factory=dict)  # junit: test id -> outcome
     failures: dict[str, str] = field(default_factory=dict)  # test id -> message
+    teardown_errors: dict[str, str] = field(default_factory=dict)  # test id -> message
 
     def bundles(self) -> list[dict[str, Any]]:
         found = []
@@ -177,6 +183,7 @@ def harness_env(case: Case, described: dict[str, Any]) -> dict[str, str]:
                 "theblues==0.5.2 paramiko==2.12.0` filled (tox -e rehearsal does)"
             )
         first.append(libjuju)
+    first.extend(case.pythonpath)
     env.update(
         {
             "PATH": f"{described['bin']}{os.pathsep}{env.get('PATH', '')}",
@@ -226,6 +233,12 @@ def _run_case(case: Case, folder: Path) -> Outcome:
     started = time.monotonic()
     with world(case, folder / "world") as described:
         env = harness_env(case, described)
+        for command in case.setup:
+            done = subprocess.run(
+                command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
+            )
+            if done.returncode != 0:
+                raise CaseError(f"`{' '.join(command)}` failed: {done.stderr.strip()}")
         if case.kind == "pytest":
             argv = [
                 sys.executable, "-m", "pytest", *case.argv,
@@ -271,24 +284,26 @@ def _run_case(case: Case, folder: Path) -> Outcome:
 
 
 def _read_junit(outcome: Outcome, path: Path) -> None:
+    """Each test's outcome; an error in a fixture's teardown (pytest reports it as a second
+    entry for the test, "failed on teardown with ...") is kept apart: it is the teardown's."""
     if not path.exists():
         return
     for case in ET.parse(path).getroot().iter("testcase"):
         test = f"{case.get('classname')}::{case.get('name')}"
         result = "passed"
         for child in case:
+            message = f"{child.get('message', '')}\n{child.text or ''}"
+            if child.tag == "error" and "teardown" in child.get("message", ""):
+                outcome.teardown_errors[test] = message
+                continue
             if child.tag in ("failure", "error"):
                 result = "failed" if child.tag == "failure" else "error"
-                outcome.failures[test] = f"{child.get('message', '')}\n{child.text or ''}"
+                outcome.failures[test] = message
             elif child.tag == "skipped":
-                kind = child.get("type", "")
-                result = "xfailed" if "xfail" in kind else "skipped"
+                result = "xfailed" if "xfail" in child.get("type", "") else "skipped"
                 outcome.failures.setdefault(test, child.get("message", ""))
-        if result in ("passed", "error") and outcome.tests.get(test) == "passed":
-            pass
-        # A test with a passing call and a failing teardown appears twice: keep the worst.
-        if outcome.tests.get(test) in ("failed", "error"):
-            continue
+        if test in outcome.tests and result == "passed":
+            continue  # the teardown's own entry: the call's result stands
         outcome.tests[test] = result
 
 

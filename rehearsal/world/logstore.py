@@ -109,6 +109,7 @@ class LogStore:
     records: list[LogRecord] = field(default_factory=list)
     _seq: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _last: dict[str, datetime] = field(default_factory=dict)  # entity -> its latest store
 
     def stored_after(self, entity: str, when: datetime) -> datetime:
         """The flush of ``entity``'s connection that writes a record stamped ``when``: each
@@ -132,11 +133,15 @@ class LogStore:
         batched: bool = True,
     ) -> LogRecord:
         """Store a record at its connection's next flush (``batched``; else at its own
-        time), or later: at ``not_before``, a connection that held it back."""
+        time), or later: at ``not_before``, a connection that held it back. One agent's
+        records arrive in the order it sent them (one connection, first in, first out):
+        a record held back holds back the ones after it."""
         stored = self.stored_after(entity, when) if batched else when
         if not_before is not None and not_before > stored:
             stored = self.stored_after(entity, not_before) if batched else not_before
         with self._lock:
+            stored = max(stored, self._last.get(entity, stored))
+            self._last[entity] = stored
             self._seq += 1
             record = LogRecord(self._seq, entity, when, level, module, message, stored, labels)
             self.records.append(record)

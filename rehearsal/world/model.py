@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import itertools
+import logging
 import threading
 import uuid
 from collections.abc import Callable
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from rehearsal.world.world import World
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 # What `juju model-config` shows on a model just made (environs/config/config.go defaults).
@@ -111,7 +114,10 @@ class WorldModel:
         self.revision = 1  # resourceVersion of everything in the namespace
         self.statefulset_uids: dict[str, str] = {}
         self._local = threading.local()
-        self._turn = threading.Lock()  # one operation at a time (see ``submit``)
+        # One operation at a time, in the order they were asked for (see ``submit``).
+        self._queue = threading.Condition()
+        self._tickets = itertools.count()
+        self._serving = 0
         self.relations_asked: set[frozenset[str]] = set()
 
     # The agents' log ----------------------------------------------------------------------
@@ -198,32 +204,44 @@ class WorldModel:
         up does not wait for anything.
         """
         op = Op(cause)
+        ticket = next(self._tickets) if queued else None  # taken in the caller's order
 
         def run() -> None:
             self._local.op = op
-            turn = self._turn if queued else threading.Lock()
-            if not turn.acquire(blocking=False):
-                op.waiting.set()
-                while not turn.acquire(timeout=0.5):
-                    if self.world.stopping.is_set():
-                        op.future.cancel()
-                        return
+            if ticket is not None and not self._wait_turn(ticket, op):
+                return
             try:
                 with self.world.lock, self.pacer.operation(cause):
                     value = work()
             except Stopped:
                 op.future.cancel()
-            except BaseException as error:  # the caller (or the log) gets it
+            except BaseException as error:  # the caller gets it, and the world's log
+                log.warning("%s operation on %s failed: %s", cause, self.name, error)
                 op.future.set_exception(error)
             else:
                 op.future.set_result(value)
             finally:
-                turn.release()
+                if ticket is not None:
+                    with self._queue:
+                        self._serving = ticket + 1
+                        self._queue.notify_all()
                 op.waiting.set()
                 self.changed()
 
         threading.Thread(target=run, name=f"{self.name}:{cause}", daemon=True).start()
         return op
+
+    def _wait_turn(self, ticket: int, op: Op) -> bool:
+        """Until every operation asked for before this one has ended (False: stopping)."""
+        with self._queue:
+            if self._serving != ticket:
+                op.waiting.set()  # accepted: it waits its turn
+            while self._serving != ticket:
+                if self.world.stopping.is_set():
+                    op.future.cancel()
+                    return False
+                self._queue.wait(0.5)
+        return True
 
     async def accepted(self, op: Op) -> None:
         """Until the operation first waits or ends; its error, if it failed before that."""
