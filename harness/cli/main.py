@@ -551,6 +551,7 @@ def _unfinished_bundle(
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.evidence.folders import check_evidence_root, claim_folder
     from harness.run.scenario import plan
+    from harness.scenario.hook_names import plan_containers
     from harness.scenario.scenarios import scenario as find_scenario
     from harness.scenario.stack import default_stack
 
@@ -588,6 +589,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             chosen.disruption,
             juju,
             lambda version: plan(chosen, stack, model=model, namespace=model, juju=version),
+            containers=plan_containers(stack, chosen),
         )
         return 0
     folder = claim_folder(args.evidence_dir, f"{chosen.name}-{backend}")

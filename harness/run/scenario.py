@@ -30,6 +30,7 @@ from harness.evidence.user_bundle import UserBundle
 from harness.evidence.write import write_bundle
 from harness.lab.ports import Lab
 from harness.live.signals import Interrupted
+from harness.scenario.hook_names import HookNames, expecting, hook_names, required_per_unit
 from harness.scenario.scenarios import Scenario
 from harness.scenario.stack import Stack, WatchedPath
 
@@ -757,8 +758,17 @@ async def _run(
     got.expectation = catalogue.expect(
         scenario.disruption, juju, container=target_container, signal=target_signal
     )
+    # The hooks spelled out for each disrupted app's charm (its metadata), before anything
+    # is disrupted: settle awaits them and the verdict judges them by these names.
+    container = next((t.container for t in scenario.targets if t.container), "")
+    one_container = got.expectation.scope == "container" and bool(container)
+    # A workload container's restart concerns that container only (its pebble-ready hook);
+    # a charm container's restart gives every workload container's pebble-ready.
+    workload_only = one_container and got.expectation.container == "workload"
+    containers = {t.app: (container,) for t in scenario.targets} if workload_only else None
+    names = hook_names(stack, tuple(_affected_units(scenario, stack)), containers=containers)
     got.record(Step("read versions", start, _now(lab), f"Juju {got.juju}"), progress)
-    progress(f"Juju {got.juju}; expecting {', '.join(got.expectation.required_hooks())}")
+    progress(f"Juju {got.juju}; expecting {expecting(got.expectation, scenario, names)}")
 
     got.enter("snapshot before")
     progress("snapshot before")
@@ -787,15 +797,19 @@ async def _run(
     got.enter("waiting until settled")
     progress(f"waiting until settled: {', '.join(affected)}")
     before_pods = {p.unit: p for p in got.before.pods}
-    every = set(got.expectation.required_hooks(leader=True))
-    common = tuple(h for h in got.expectation.required_hooks(leader=False) if h in every)
+    required, by_quiet = required_per_unit(got.expectation, disrupted, names)
+    if by_quiet:
+        progress(
+            f"not awaited by name (which endpoints run them depends on each relation's "
+            f"remote units; the quiet window covers them): {', '.join(by_quiet)}"
+        )
     settled = await wait_settled(
         lab,
         tuple(affected),
         affected,
         disrupted={unit: before_pods.get(unit) for unit in disrupted},
         since=window_start,
-        required_hooks=common,
+        required_hooks=required,
     )
     got.record(_as_steps(settled), progress)
 
@@ -823,12 +837,6 @@ async def _run(
     )
 
     got.enter("judging")
-    container = next((t.container for t in scenario.targets if t.container), "")
-    one_container = got.expectation.scope == "container" and bool(container)
-    # A workload container's restart concerns that container only (its pebble-ready hook);
-    # a charm container's restart gives every workload container's pebble-ready.
-    workload_only = one_container and got.expectation.container == "workload"
-    containers = {t.app: (container,) for t in scenario.targets} if workload_only else None
     # The branch each unit is judged against comes from what it showed (a stop that did
     # not complete, a second roll); container-restart's branch is its container and signal.
     branches = (
@@ -848,7 +856,7 @@ async def _run(
                 got.hooks,
                 units=units,
                 target_container=container if one_container else None,
-                **_bundle_judging(stack, containers),
+                **_bundle_judging(stack, containers, names),
             )
         )
         findings.extend(layer_findings(expectation, got.before, got.after, units))
@@ -872,12 +880,13 @@ def _by_branch(
 
 
 def _bundle_judging(
-    stack: Stack, containers: Mapping[str, Sequence[str]] | None
+    stack: Stack, containers: Mapping[str, Sequence[str]] | None, names: HookNames
 ) -> dict[str, Any]:
-    """For a user's bundle: what its charms declare (names the catalogue's ``{container}``,
-    ``{endpoint}`` and ``{storage}`` templates) and the layers its watched paths are in."""
+    """What the charms declare (names the catalogue's ``{container}`` and ``{storage}``
+    templates; a user's bundle's ``{endpoint}`` too) and, for a user's bundle, the layers
+    its watched paths are in."""
     if stack.bundle is None:
-        return {"containers": containers}
+        return {"containers": containers or names.containers, "storages": names.storages}
     metas = stack.metas
     return {
         "containers": containers or {app: m.container_names for app, m in metas.items()},

@@ -59,7 +59,6 @@ CURSOR_ORDER = (
 )
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=SETTLE_PLACEHOLDER)
 @pytest.mark.parametrize("juju", SERIES)
 def test_settle_waits_for_a_late_pebble_ready(juju: str, tmp_path: Path) -> None:
     outcome = run_case(
