@@ -64,6 +64,9 @@ class CLIModel:
         self._write_logging = write_logging
         # A model the harness made for itself: its hook settings are set to Juju's defaults.
         self.own_model = False
+        # The harness (or the test tool it runs under) created the model: only such a model
+        # may ever be destroyed by the harness. Unknown counts as no.
+        self.created = False
         self.user_set: frozenset[str] = frozenset()
         self.config_from = CONFIG_EXISTING  # recorded in the evidence (see config_origin)
         self._logging_change: tuple[str, str] | None = None  # (original, ours)
@@ -242,6 +245,7 @@ class CLIModel:
         ``--model-config``); those are what the user asked for, and are kept.
         """
         self.own_model = created and juju_defaults
+        self.created = created
         self.user_set = user_set
         self.config_from = config_origin(created, juju_defaults, user_set)
 

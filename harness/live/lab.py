@@ -129,6 +129,11 @@ class OpsTestController:
         # Controller.connect disconnects first, then makes a new Connection.
         await controller.connect(self._ops_test.controller_name, **kwargs)
 
+    def keeps_model(self) -> bool:
+        """pytest-operator's own answer (``OpsTest.keep_model``: the model's ``keep``,
+        set for an existing ``--model`` and by ``--keep-models``); unknown counts as kept."""
+        return bool(getattr(self._ops_test, "keep_model", True))
+
     def forget_model(self) -> None:
         """Mark the current model kept: pytest-operator then forgets it without an RPC."""
         alias = getattr(self._ops_test, "current_alias", None)

@@ -83,7 +83,6 @@ def test_teardown_after_a_controller_that_stays_down_completes(juju: str, tmp_pa
     )
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=TEARDOWN_DESTROYS)
 @pytest.mark.parametrize(
     ("juju", "keep"), [("3.6", "--model"), ("3.6", "--keep-models"), ("2.9", "--model")]
 )

@@ -142,11 +142,43 @@ async def test_a_controller_that_stays_down_is_destroyed_by_cli_or_named(
     ops_test = await connected_ops_test(world, tmp_path)
     clock = FakeClock()
     lab = lab_from_ops_test(ops_test, clock=clock, run=world_cli(world))
+    assert isinstance(lab.juju, LiveJujuPort)
+    lab.juju.adopt(created=True, juju_defaults=True)  # pytest-operator made it for the run
     await world.stop()  # and it never comes back
     await close_lab(lab)
     await ops_test._cleanup_models()  # must not raise on the dead connection
     assert clock.elapsed >= 300  # a bounded wait on the Lab's clock, not forever
     assert "juju destroy-model mk8s:test-node-restart-ab12 --force" in caplog.text
+
+
+@pytest.mark.parametrize("whose", ["the user's --model", "--keep-models"])
+async def test_a_model_it_must_keep_is_never_destroyed_when_the_controller_stays_down(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, whose: str
+) -> None:
+    """issue 23 point 2: the CLI destroy is only for a model the harness made and nobody
+    keeps (first seen failing in the rehearsal: tests/rehearsal/test_defects.py)."""
+    world = ControllerWorld()
+    ops_test = await connected_ops_test(world, tmp_path)
+    destroys: list[tuple[str, ...]] = []
+    cli = world_cli(world)
+
+    async def run(argv: Sequence[str], *, env: Any = None, timeout: float | None = None) -> Any:
+        if "destroy-model" in argv:
+            destroys.append(tuple(argv))
+        return await cli(argv, env=env, timeout=timeout)
+
+    lab = lab_from_ops_test(ops_test, clock=FakeClock(), run=run)
+    assert isinstance(lab.juju, LiveJujuPort)
+    if whose == "--keep-models":
+        ops_test._models["main"].keep = True
+        lab.juju.adopt(created=True, juju_defaults=True)
+    else:
+        lab.juju.adopt(created=False, juju_defaults=True)
+    await world.stop()
+    await close_lab(lab)
+    assert destroys == []
+    assert "test-node-restart-ab12" in world.models
+    assert "is left as it is" in caplog.text
 
 
 CONTROLLER = json.dumps({"mk8s": {"details": {"agent-version": "3.6.1", "cloud": "microk8s"}}})
