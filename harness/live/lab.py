@@ -135,11 +135,22 @@ class OpsTestController:
         return bool(getattr(self._ops_test, "keep_model", True))
 
     def forget_model(self) -> None:
-        """Mark the current model kept: pytest-operator then forgets it without an RPC."""
-        alias = getattr(self._ops_test, "current_alias", None)
-        state = getattr(self._ops_test, "_models", {}).get(alias)
-        if state is not None:
-            state.keep = True
+        """Take the current model out of pytest-operator's hands, as its own
+        ``forget_model`` ends (pytest-operator 0.43.2, plugin.py). Marking it kept is not
+        enough: ``forget_model`` reads ``model.info.name`` first, and real libjuju refuses
+        that on a model whose connection is gone (``JujuModelError`` on 3.6.1.3; 2.9.49.1's
+        ``info`` is None after the disconnect, so an ``AttributeError``)."""
+        ops_test = self._ops_test
+        alias = getattr(ops_test, "current_alias", None)
+        models = getattr(ops_test, "_models", None)
+        if not isinstance(models, dict) or alias not in models:
+            return
+        state = models.pop(alias)
+        ops_cloud = getattr(ops_test, "_clouds", {}).get(getattr(state, "cloud_name", None))
+        if ops_cloud is not None and alias in ops_cloud.models:
+            ops_cloud.models.remove(alias)
+        if getattr(ops_test, "_current_alias", None) == alias:
+            ops_test._current_alias = None
 
 
 def lab_from_ops_test(
