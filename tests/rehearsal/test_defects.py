@@ -104,17 +104,7 @@ def test_teardown_never_destroys_a_model_it_must_keep(
     assert not destroyed, explain(outcome, [f"tried to destroy the model: {destroyed}"])
 
 
-@pytest.mark.parametrize(
-    "juju",
-    [
-        pytest.param(
-            series,
-            marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=CURSOR_ORDER),
-        )
-        for series in ("2.9", "3.6")
-    ]
-    + ["4.0"],
-)
+@pytest.mark.parametrize("juju", SERIES)
 def test_a_record_stored_late_is_read(juju: str, tmp_path: Path) -> None:
     outcome = run_case(Case(juju, POD_DELETE, hostility="kind,hold=start:300"), tmp_path)
     found = problems(outcome)
