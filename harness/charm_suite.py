@@ -27,8 +27,11 @@ from harness.evidence.folders import session_folder
 from harness.evidence.model import Evidence
 from harness.lab.ports import Lab
 from harness.run.deploy import deploy_stack, mark_stack
-from harness.run.scenario import RunResult, deploy_commands, one_line, run_scenario, user_bundle
-from harness.scenario.bundle_spec import BundleSpec, load_bundle
+from harness.run.reproduce import deploy_commands, user_bundle
+from harness.run.result import RunResult, one_line
+from harness.run.scenario import run_scenario
+from harness.scenario.bundle.load import load_bundle
+from harness.scenario.bundle.model import BundleSpec
 from harness.scenario.bundle_stack import (
     MetaSources,
     bundle_scenario,
@@ -38,6 +41,7 @@ from harness.scenario.bundle_stack import (
     read_metas,
 )
 from harness.scenario.charm_meta import CharmMeta
+from harness.scenario.secrets import secret_values
 from harness.scenario.stack import Stack
 from harness.suite.session import DEPLOY_FOLDER, evidence_folder, write_deploy_evidence
 
@@ -136,7 +140,9 @@ class BundleDeployment:
                 rehearsal=self.lab.rehearsal,
             )
             bundle = user_bundle(self.stack, self.spec.app, self.ran_by)
-            folder = write_deploy_evidence(replace(evidence, bundle=bundle), self.evidence_dir)
+            # A failed deploy may quote a secret option (--config): the writer hides it.
+            evidence = replace(evidence, bundle=bundle, secrets=secret_values(self.stack))
+            folder = write_deploy_evidence(evidence, self.evidence_dir)
             self.deploy_evidence = folder
             log.error("deploying bundle %s failed; evidence: %s", self.bundle.path.name, folder)
             raise

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from harness.common.findings import Check, Finding
 from harness.common.observations import Databag, JournalEntry, PodIdentity, Snapshot
-from harness.run.scenario import RunResult
+from harness.run.result import RunResult
 
 
 def findings(run: RunResult, check: Check, subject: str = "") -> tuple[Finding, ...]:

@@ -26,6 +26,8 @@ SELECTORS: tuple[SelectedBy, ...] = ("stop-not-completed", "second-roll")
 Signal = Literal["TERM", "KILL", "OOM"]
 SIGNALS: tuple[Signal, ...] = ("TERM", "KILL", "OOM")
 MAIN = "main"  # the name of the default branch (variant None) wherever a person reads it
+# The oldest Juju the catalogue covers: every main branch and every fact starts here.
+SUPPORTED_FROM = "2.9"
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ class Expectation:
     ``new_units`` is the expectation for units the disruption creates (scale-down-up).
     """
 
-    disruption: str  # kebab-case, as in harness.disrupt.NAMES, or "deploy" / "integrate"
+    disruption: str  # kebab-case: one of names.NAMES, or of names.LIFECYCLE
     juju_min: str  # inclusive, e.g. "2.9"
     juju_max: str | None  # exclusive; None = no upper bound
     hooks: tuple[str, ...]  # required, in order
@@ -357,6 +359,7 @@ __all__ = [
     "MAIN",
     "SELECTORS",
     "SIGNALS",
+    "SUPPORTED_FROM",
     "Confidence",
     "Expectation",
     "KnownBug",

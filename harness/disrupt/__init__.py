@@ -6,8 +6,9 @@ use the Lab's ports. Those that refresh a local charm need its path (``charm_pat
 
 from __future__ import annotations
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import unknown
-from harness.disrupt.base import NAMES, Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.charm_pod_spec_change import CharmPodSpecChange
 from harness.disrupt.charm_refresh import CharmRefresh
 from harness.disrupt.container_restart import ContainerRestart
@@ -31,7 +32,7 @@ CLASSES: dict[str, type[Disruption]] = {
     )
 }
 
-__all__ = ["NAMES", "Disruption", "Target", "all_disruptions", "get"]
+__all__ = ["Disruption", "all_disruptions", "get"]
 
 
 def get(name: str, *, charm_path: str | None = None) -> Disruption:

@@ -3,37 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import ClassVar
 
 from harness.common.observations import Step
 from harness.lab.ports import Lab
-
-# The kebab-case names used everywhere: CLI, catalogue keys, pytest ids, evidence.
-NAMES: tuple[str, ...] = (
-    "pod-delete",
-    "node-restart",
-    "pod-spec-change",
-    "charm-pod-spec-change",
-    "resource-refresh",
-    "container-restart",
-    "charm-refresh",
-    "scale-down-up",
-)
-
-
-@dataclass(frozen=True)
-class Target:
-    """What a disruption acts on: units of one application (all of them when empty)."""
-
-    app: str
-    units: tuple[str, ...] = ()
-    container: str | None = None  # for container-restart
-    signal: str | None = None  # for container-restart: TERM (default), KILL or OOM
-    # For pod template changes: also delete every pod at once, so that for a moment the
-    # application has zero running pods (the race of Juju bug 1830745).
-    zero_pods: bool = False
-    resource: str | None = None  # for resource-refresh: "name=image-reference"
+from harness.scenario.scenarios import Target
 
 
 class Disruption(ABC):

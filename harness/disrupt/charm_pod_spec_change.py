@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from harness.common.errors import WaitTimeout
 from harness.common.observations import Step
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.pod_spec_change import token, zero_pods_moment
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
@@ -25,6 +25,7 @@ from harness.lab.ports import Lab
 from harness.lab.waiting import Waited, wait_for
 from harness.observe.debug_log import parse_lines
 from harness.observe.log_cursor import LogCursor
+from harness.scenario.scenarios import Target
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import ClassVar
 from harness.common.errors import HarnessError
 from harness.common.observations import Step
 from harness.common.versions import CharmVersion
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
     existing_pods,
@@ -24,6 +24,7 @@ from harness.disrupt.steps import (
     waited_step,
 )
 from harness.lab.ports import Lab
+from harness.scenario.scenarios import Target
 
 NEEDS_PATH = "pass the probe's .charm file (--probe-charm PATH)"
 

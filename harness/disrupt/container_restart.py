@@ -17,7 +17,7 @@ from typing import ClassVar
 from harness.catalogue import normal_signal
 from harness.common.errors import HarnessError
 from harness.common.observations import PodIdentity, Step
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
     describe_pods,
@@ -30,6 +30,7 @@ from harness.disrupt.steps import (
 )
 from harness.lab.ports import Lab
 from harness.lab.waiting import Waited, wait_for
+from harness.scenario.scenarios import Target
 
 
 def container_of(target: Target) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from harness.common.observations import Step
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.steps import timed
 from harness.lab.ports import Lab
 from harness.live.signals import (
@@ -22,6 +22,7 @@ from harness.live.signals import (
     forget_cancel,
     restore_on_signals,
 )
+from harness.scenario.scenarios import Target
 
 READY_TIMEOUT = 900.0
 

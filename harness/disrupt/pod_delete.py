@@ -6,7 +6,7 @@ from functools import partial
 from typing import ClassVar
 
 from harness.common.observations import PodIdentity, Step
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
     describe_pods,
@@ -20,6 +20,7 @@ from harness.disrupt.steps import (
 from harness.lab.ports import Lab
 from harness.lab.waiting import Waited, wait_for
 from harness.observe.settle import pod_ready
+from harness.scenario.scenarios import Target
 
 
 class PodDelete(Disruption):

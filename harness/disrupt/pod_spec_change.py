@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from harness.common.observations import Step
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
     delete_every_pod_at_once,
@@ -21,6 +21,7 @@ from harness.disrupt.steps import (
     waited_step,
 )
 from harness.lab.ports import Lab
+from harness.scenario.scenarios import Target
 
 ANNOTATION = "lifecycle-harness/disrupted-at"
 

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from harness.common.errors import HarnessError
 from harness.common.observations import Step
-from harness.disrupt.base import Disruption, Target
+from harness.disrupt.base import Disruption
 from harness.disrupt.steps import (
     WAIT_TIMEOUT,
     existing_pods,
@@ -19,6 +19,7 @@ from harness.disrupt.steps import (
     waited_step,
 )
 from harness.lab.ports import Lab
+from harness.scenario.scenarios import Target
 
 
 def resource_of(target: Target) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.common.counts import counted
 from harness.common.errors import HarnessError
 from harness.common.observations import ABSENT, FileState, Snapshot
 from harness.common.versions import JujuVersion
@@ -104,7 +105,7 @@ def _hooks_cell(evidence: Evidence) -> str:
         return NONE_OBSERVED
     distinct = set(sequences.values())
     if len(distinct) == 1 and len(sequences) > 1:
-        return f"{distinct.pop() or '(none)'} ({len(sequences)} units)"
+        return f"{distinct.pop() or '(none)'} ({counted(len(sequences), 'unit')})"
     return "\n".join(f"{unit}: {seq or '(none)'}" for unit, seq in sorted(sequences.items()))
 
 
@@ -229,7 +230,7 @@ def _by_series(rows: Sequence[MatrixRow]) -> list[str]:
     series = sorted({_series(r.juju) for r in rows}, key=_version_key)
     cells: dict[tuple[str, str], list[str]] = {}
     for r in rows:
-        outcome = "INCOMPLETE" if r.incomplete is not None else f"{r.deviations} deviations"
+        outcome = "INCOMPLETE" if r.incomplete is not None else counted(r.deviations, "deviation")
         cells.setdefault((r.disruption, _series(r.juju)), []).append(
             f"{r.backend}: {r.hooks} ({outcome})"
         )
@@ -264,7 +265,9 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
         key=lambda r: (r.disruption, _version_key(r.juju), r.backend, r.scenario),
     )
     lines = ["# Lifecycle matrix", ""]
-    lines.append(f"{len(rows)} runs. Hooks are those observed in the disruption window.")
+    lines.append(
+        f"{counted(len(rows), 'run')}. Hooks are those observed in the disruption window."
+    )
     if any(r.backend.startswith("twin") for r in rows):
         lines.append("Rows marked SIMULATED come from the twin: predictions, not evidence.")
     if any(r.backend.startswith("REHEARSAL") for r in rows):
@@ -301,7 +304,7 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
     if rows:
         lines += ["", *_by_series(rows)]
     if unreadable:
-        lines += ["", f"{len(unreadable)} unreadable bundles, not in the table:", ""]
+        lines += ["", f"{counted(len(unreadable), 'unreadable bundle')}, not in the table:", ""]
         lines += [f"- {md.code(u.path)}: {md.text(u.reason)}" for u in unreadable]
     return "\n".join(lines) + "\n"
 

@@ -1,13 +1,13 @@
 """The evidence of one run as a value, and the names of the files it is written to.
 
 ``Evidence`` is what a run hands the writers: bundle.json (``harness.evidence.bundle``),
-report.md (``harness.evidence.report``) and timeline.svg (``harness.evidence.svg``),
-each a view of it.
+report.md and report.txt (``harness.evidence.report``) and timeline.svg
+(``harness.evidence.svg``), each a view of it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.common.findings import Finding, Verdict
 from harness.common.observations import (
@@ -29,6 +29,9 @@ BUNDLE_FILE = "bundle.json"
 REPORT_FILE = "report.md"
 
 
+TEXT_REPORT_FILE = "report.txt"  # the same report as plain text, for Launchpad
+
+
 TIMELINE_FILE = "timeline.svg"
 
 
@@ -48,6 +51,9 @@ class Evidence:
     commands: tuple[str, ...]
     disruption: str | None = None
     juju_version: str | None = None  # the version the catalogue was consulted for
+    # How that version was judged, where a reader must know: a track taken as a release,
+    # a Juju past the catalogue's ranges judged by extrapolation.
+    juju_notes: tuple[str, ...] = ()
     expected_hooks: tuple[str, ...] = ()  # the catalogue's required hooks, in order
     error: str | None = None  # one line when the run failed part-way
     bundle: UserBundle | None = None  # the user's Juju bundle, when the run deployed one
@@ -56,6 +62,11 @@ class Evidence:
     disruption_detail: str = ""  # the disruption's parameters (container, signal)
     # Run against a rehearsal world, not a real Juju (``harness.common.rehearsal``).
     rehearsal: Rehearsal | None = None
+    redact: tuple[str, ...] = ()  # keys the user named secret (repro run --redact)
+    disrupted: tuple[str, ...] = ()  # the applications the disruption was applied to
+    # The cleartext of the run's secret options: the writer hides them wherever they turn
+    # up (harness.evidence.redaction.redact). Never written, never shown.
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def complete(self) -> bool:
@@ -74,14 +85,17 @@ class Evidence:
         disruption: str | None = None,
         interrupted: bool = False,
         rehearsal: Rehearsal | None = None,
+        steps: tuple[Step, ...] = (),
+        disrupted: tuple[str, ...] = (),
     ) -> Evidence:
-        """The evidence of a run that stopped before its scenario began (deploying)."""
+        """The evidence of a run that stopped before its scenario began (deploying), with
+        the ``steps`` the deploy finished."""
         return cls(
             scenario=scenario,
             backend=backend,
             simulated=simulated,
             versions=Versions(),
-            steps=(),
+            steps=steps,
             before=None,
             after=None,
             hooks=(),
@@ -91,6 +105,7 @@ class Evidence:
             error=error,
             interrupted=interrupted,
             rehearsal=rehearsal,
+            disrupted=disrupted,
         )
 
     def count(self, verdict: Verdict) -> int:

@@ -154,15 +154,16 @@ async def wait_for(
         )
         return True
 
-    def stop(state: RetryCallState) -> bool:
+    # tenacity 8.0 calls these with the keyword ``retry_state`` (later ones positionally).
+    def stop(retry_state: RetryCallState) -> bool:
         return clock.monotonic() >= deadline
 
-    def pause(state: RetryCallState) -> float:
-        grown = interval * (1.5 ** max(0, state.attempt_number - 1))
+    def pause(retry_state: RetryCallState) -> float:
+        grown = interval * (1.5 ** max(0, retry_state.attempt_number - 1))
         return max(0.0, min(grown, max_interval, deadline - clock.monotonic()))
 
-    def remember(state: RetryCallState) -> None:
-        outcome = state.outcome
+    def remember(retry_state: RetryCallState) -> None:
+        outcome = retry_state.outcome
         if outcome is None:
             return
         if outcome.failed:

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from harness.common import counts
 from harness.common.errors import HarnessError
 from harness.common.observations import HookRecord, PodIdentity, Step, UnitStatus
 from harness.lab.ports import Lab
@@ -214,7 +215,9 @@ async def wait_settled(
     )
     ended = lab.clock.now().isoformat()
     log.info("%s settled after %.0fs", names, waited.waited)
-    detail = f"{names} settled after {waited.waited:.0f}s ({waited.attempts} looks)"
+    detail = (
+        f"{names} settled after {waited.waited:.0f}s ({counts.counted(waited.attempts, 'look')})"
+    )
     if gave_up:
         detail += "; never ran: " + "; ".join(
             f"{unit} {', '.join(hooks)}" for unit, hooks in sorted(gave_up.items())

@@ -9,15 +9,19 @@ check.
 
 from __future__ import annotations
 
-import argparse
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.common.versions import JujuVersion
-from harness.run.scenario import RunResult, plan
-from harness.scenario.bundle_spec import BundleSpec, load_bundle
+from harness.run.launch import deploy_and_run
+from harness.run.options import RunOptions
+from harness.run.plan import plan
+from harness.run.result import RunResult
+from harness.scenario.bundle.load import load_bundle
+from harness.scenario.bundle.model import BundleSpec
 from harness.scenario.bundle_stack import (
     MetaSources,
     check_twin_scale,
@@ -45,9 +49,9 @@ class BundleRun:
     notes: tuple[str, ...] = ()
 
 
-def parse_charm_sources(values: list[str] | None) -> dict[str, Path]:
+def parse_charm_sources(values: Sequence[str]) -> dict[str, Path]:
     sources: dict[str, Path] = {}
-    for text in values or ():
+    for text in values:
         app, sep, directory = text.partition("=")
         if not sep or not app or not directory:
             raise HarnessError(
@@ -90,32 +94,50 @@ def _metas(
     return metas, tuple(notes)
 
 
-def prepare_run(args: argparse.Namespace, backend: str, probe_charm: str | None) -> BundleRun:
-    if not args.app:
+def prepare_run(options: RunOptions, backend: str, probe_charm: str | None) -> BundleRun:
+    if not options.app:
         raise HarnessError("--bundle needs --app APP", "name the application to disrupt")
-    sources = parse_charm_sources(args.charm_source)
+    if options.bundle is None:
+        raise HarnessError("a bundle run needs --bundle FILE", "pass the bundle the app is in")
+    sources = parse_charm_sources(options.charm_source)
     # The twin runs a source in place of a local charm; live deploys what the bundle names.
     charms = sources if backend == "twin" else None
-    bundle = load_bundle(args.bundle, charms, args.overlay or ())
-    bundle.app(args.app)  # an unknown app is refused first: it is the likeliest typo
+    bundle = load_bundle(options.bundle, charms, options.overlay)
+    bundle.app(options.app)  # an unknown app is refused first: it is the likeliest typo
     if backend == "twin":
         check_twin_scale(bundle)
-    watches = [*(args.watch or ()), *(args.mark or ())]
-    metas, notes = _metas(bundle, sources, backend, args.dry_run, watches)
+    watches = [*options.watch, *options.mark]
+    metas, notes = _metas(bundle, sources, backend, options.dry_run, watches)
     stack, scenario = prepare(
         bundle,
-        args.scenario,
-        args.app,
+        options.scenario,
+        options.app,
         metas=metas,
-        watches=args.watch or (),
-        marks=args.mark or (),
+        watches=options.watch,
+        marks=options.mark,
         probe_charm=probe_charm,
+        redact=options.redact,
     )
     return BundleRun(bundle, stack, scenario, metas, notes)
 
 
-def plan_lines(run: BundleRun, model: str, juju: JujuVersion | None) -> tuple[str, ...]:
-    lines = plan(run.scenario, run.stack, model=model, namespace=model, juju=juju)
+def plan_lines(
+    run: BundleRun,
+    model: str,
+    juju: JujuVersion | None,
+    *,
+    new_model: bool = False,
+    model_config: Mapping[str, str] | None = None,
+) -> tuple[str, ...]:
+    lines = plan(
+        run.scenario,
+        run.stack,
+        model=model,
+        namespace=model,
+        juju=juju,
+        new_model=new_model,
+        model_config=model_config,
+    )
     for app, meta in run.metas.items():
         if meta is not None:
             lines = (*lines[:1], f"# metadata of {app}: {meta.source}", *lines[1:])
@@ -128,32 +150,31 @@ def folder_name(run: BundleRun) -> str:
 
 
 async def start(
-    args: argparse.Namespace,
+    options: RunOptions,
     backend: str,
     run: BundleRun,
     folder: Path,
-    juju: str | None,
+    juju: JujuVersion | None,
     interruption: Interruption | None = None,
+    juju_notes: Sequence[str] = (),
 ) -> RunResult:
     """Deploy the bundle (live, or the twin with its stand-ins) and run the disruption."""
-    from harness.cli.main import _run
-
     charms, ran_by = None, None
     if backend == "twin":
         from harness.twin.generic import bundle_charms
 
         refs = {spec.app: spec.charm for spec in run.stack.apps}
         charms, ran_by = bundle_charms(
-            run.bundle, run.stack.metas, parse_charm_sources(args.charm_source), refs
+            run.bundle, run.stack.metas, parse_charm_sources(options.charm_source), refs
         )
-    version = JujuVersion.parse(juju) if juju else None
-    return await _run(
-        args,
+    return await deploy_and_run(
+        options,
         backend,
         run.scenario,
         run.stack,
         folder,
-        version,
+        juju,
+        juju_notes=juju_notes,
         interruption=interruption,
         charms=charms,
         ran_by=ran_by,

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError, UnknownName, unknown
-from harness.disrupt.base import NAMES, Target
 from harness.lab.ports import AppSpec
-from harness.scenario.bundle_spec import BundleApp, BundleSpec
+from harness.scenario.bundle.model import BundleApp, BundleSpec
 from harness.scenario.charm_meta import (
     CHARM_CONTAINER,
     CharmMeta,
@@ -26,7 +26,7 @@ from harness.scenario.charm_meta import (
     read_charmhub,
     read_local,
 )
-from harness.scenario.scenarios import Scenario
+from harness.scenario.scenarios import Scenario, Target
 from harness.scenario.stack import PROBE, PROBE_PEER, PROBE_WORKLOAD_MARKER, Stack, WatchedPath
 from harness.scenario.watch import parse_watch, watched_path
 
@@ -256,6 +256,7 @@ def prepare(
     watches: Sequence[str] = (),
     marks: Sequence[str] = (),
     probe_charm: str | None = None,
+    redact: Sequence[str] = (),
 ) -> tuple[Stack, Scenario]:
     """Check everything and build the stack and scenario; raises before any deploy."""
     target = bundle.app(app)
@@ -286,7 +287,14 @@ def prepare(
         disruption, target.name, metas.get(app), probe=probe_charm is not None, container=container
     )
     known = {name: meta for name, meta in metas.items() if meta is not None}
-    stack = Stack(tuple(apps), tuple(relations), tuple(watched), bundle=bundle, metas=known)
+    stack = Stack(
+        tuple(apps),
+        tuple(relations),
+        tuple(watched),
+        bundle=bundle,
+        metas=known,
+        redact=tuple(dict.fromkeys(redact)),
+    )
     return stack, scenario
 
 

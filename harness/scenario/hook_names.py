@@ -20,7 +20,7 @@ quiet window covers them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,8 +71,10 @@ class HookNames:
         return names
 
 
-def charm_metas(stack: Stack) -> dict[str, CharmMeta]:
-    """Each app's charm metadata, where the run can know it before deploying."""
+def charm_metas(stack: Stack, probe_dir: Callable[[], Path] | None = None) -> dict[str, CharmMeta]:
+    """Each app's charm metadata, where the run can know it before deploying.
+    ``probe_dir`` finds the probe's source (``harness.twin.charms.default_probe_dir``, a
+    layer above this one) for a probe ``.charm`` the twin stands in for."""
     metas = dict(stack.metas)
     for spec in stack.apps:
         if spec.app in metas:
@@ -81,27 +83,24 @@ def charm_metas(stack: Stack) -> dict[str, CharmMeta]:
         if local.exists():
             metas[spec.app] = read_local(local)
         elif "/" in spec.charm or spec.charm.endswith(".charm"):
-            if local.name.startswith("probe"):  # a probe .charm the twin stands in for
-                metas[spec.app] = _probe_source()
+            if local.name.startswith("probe") and probe_dir is not None:
+                metas[spec.app] = read_local(probe_dir())  # a .charm the twin stands in for
         elif spec.charm in KNOWN_CHARMS:
             metas[spec.app] = KNOWN_CHARMS[spec.charm]
     return metas
 
 
-def _probe_source() -> CharmMeta:
-    """The probe's own metadata (its charmcraft.yaml, shipped with the harness)."""
-    from harness.twin.charms import default_probe_dir
-
-    return read_local(default_probe_dir())
-
-
 def hook_names(
-    stack: Stack, apps: Sequence[str], *, containers: Mapping[str, Sequence[str]] | None = None
+    stack: Stack,
+    apps: Sequence[str],
+    *,
+    containers: Mapping[str, Sequence[str]] | None = None,
+    probe_dir: Callable[[], Path] | None = None,
 ) -> HookNames:
     """The names of ``apps``' charms; ``containers`` overrides an app's (a workload
     container's restart concerns that container alone). UnexpandedHook for an app whose
     metadata cannot be read."""
-    metas = charm_metas(stack)
+    metas = charm_metas(stack, probe_dir)
     found_containers: dict[str, tuple[str, ...]] = {}
     found_storages: dict[str, tuple[str, ...]] = {}
     for app in apps:
@@ -174,13 +173,15 @@ def expecting(expectation: Expectation, scenario: Scenario, names: HookNames) ->
     return "; ".join(parts)
 
 
-def plan_containers(stack: Stack, scenario: Scenario) -> tuple[str, ...]:
+def plan_containers(
+    stack: Stack, scenario: Scenario, probe_dir: Callable[[], Path] | None = None
+) -> tuple[str, ...]:
     """The disrupted applications' workload containers (the restarted one, for a container
     restart), for a plan's expected hooks; none when a charm's metadata is not known."""
     target = next((t.container for t in scenario.targets if t.container), None)
     if target:
         return (target,)
-    metas = charm_metas(stack)
+    metas = charm_metas(stack, probe_dir)
     found: list[str] = []
     for app in dict.fromkeys(t.app for t in scenario.targets):
         meta = metas.get(app)

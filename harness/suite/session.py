@@ -12,13 +12,9 @@ from harness.evidence.model import Evidence
 from harness.evidence.write import write_bundle
 from harness.lab.ports import Lab
 from harness.run.deploy import deploy_stack, mark_stack
-from harness.run.scenario import (
-    RunResult,
-    deploy_commands,
-    one_line,
-    portable_commands,
-    run_scenario,
-)
+from harness.run.reproduce import deploy_commands, portable_commands
+from harness.run.result import RunResult, one_line
+from harness.run.scenario import run_scenario
 from harness.scenario.scenarios import scenario
 from harness.scenario.stack import Stack, default_stack
 from harness.suite.options import HarnessOptions

@@ -13,16 +13,19 @@ Everything the twin reports says it is simulated.
 
 from __future__ import annotations
 
+from harness.twin.charms import CharmSource
 from harness.twin.clock import TwinClock
-from harness.twin.disruption import CharmHookError, TwinResult, run_disruption
+from harness.twin.disruption import run_disruption
 from harness.twin.image import LINUX, Image
 from harness.twin.lab import make_lab
+from harness.twin.result import CharmHookError, TwinResult
 from harness.twin.trace import HookTrace
 from harness.twin.workload import CommandRun, ExecCall, ExecHandler, ExecResult
 
 __all__ = [
     "LINUX",
     "CharmHookError",
+    "CharmSource",
     "CommandRun",
     "ExecCall",
     "ExecHandler",

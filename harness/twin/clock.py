@@ -42,3 +42,8 @@ class TwinClock:
         """Advance by one hook's duration; returns the hook's end time."""
         self._now += HOOK_STEP
         return self._now
+
+
+def iso(moment: datetime) -> str:
+    """A twin time as Kubernetes and Juju print it (``2000-01-01T00:00:01Z``)."""
+    return moment.isoformat().replace("+00:00", "Z")

@@ -21,7 +21,8 @@ from harness.common.observations import ContainerStatus, FileState, PodIdentity
 from harness.lab.ports import ExecResult
 from harness.twin import layers
 from harness.twin.layer_paths import in_layer
-from harness.twin.world import NAMESPACE, NODE_NAME, Twin
+from harness.twin.names import NAMESPACE, NODE_NAME
+from harness.twin.world import Twin
 
 
 class TwinCluster:
@@ -37,9 +38,9 @@ class TwinCluster:
 
     async def pods(self, app: str) -> tuple[PodIdentity, ...]:
         twin = self._twin
-        twin.require_node()
+        twin.node.require_up()
         found: list[PodIdentity] = []
-        for unit in sorted(twin.app(app).units, key=lambda u: u.pod.ordinal):
+        for unit in sorted(twin.records.app(app).units, key=lambda u: u.pod.ordinal):
             pod = unit.pod
             if pod.name in self._gone:
                 continue
@@ -67,7 +68,7 @@ class TwinCluster:
         return tuple(found)
 
     async def delete_pod(self, pod: str) -> None:
-        self._twin.require_node()
+        self._twin.node.require_up()
         # Gone from the API at once; the StatefulSet re-creates it after other deletions
         # issued at the same moment: deleting every pod together leaves none for a while.
         self._gone.add(pod)
@@ -78,7 +79,7 @@ class TwinCluster:
         self._twin.delete_pod(pod)
 
     async def patch_pod_template(self, app: str, annotations: Mapping[str, str]) -> None:
-        self._twin.require_node()
+        self._twin.node.require_up()
         self._twin.patch_template(app, annotations, "pod-spec-change")
 
     async def exec(self, pod: str, container: str, argv: Sequence[str]) -> ExecResult:
@@ -92,21 +93,21 @@ class TwinCluster:
         self, pod: str, container: str, paths: Sequence[str]
     ) -> tuple[FileState, ...]:
         twin = self._twin
-        twin.require_node()
-        unit = twin.unit_of_pod(pod)
+        twin.node.require_up()
+        unit = twin.records.unit_of_pod(pod)
         run = unit.pod.containers.get(container)
         if run is None:
             known = ", ".join(unit.pod.containers)
             raise HarnessError(f"pod {pod} has no container {container!r}", f"use one of: {known}")
         return layers.file_states(
-            unit.name, container, run.root, paths, twin.stamps, twin.clock.now()
+            unit.name, container, run.root, paths, twin.node.stamps, twin.clock.now()
         )
 
     async def write_file(self, pod: str, container: str, path: str, content: str) -> None:
         """Write into the container's current filesystem (its root layer or a volume)."""
         twin = self._twin
-        twin.require_node()
-        unit = twin.unit_of_pod(pod)
+        twin.node.require_up()
+        unit = twin.records.unit_of_pod(pod)
         run = unit.pod.containers.get(container)
         if run is None or not path.startswith("/"):
             known = ", ".join(unit.pod.containers)
@@ -117,10 +118,10 @@ class TwinCluster:
         target = in_layer(run.root, path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content)
-        twin.notice_writes(unit)
+        twin.node.notice_writes(unit)
 
     async def kill_pid1(self, pod: str, container: str, signal: str = "TERM") -> None:
-        self._twin.require_node()
+        self._twin.node.require_up()
         # The catalogue's branch for this container and signal (charm, charm-kill, main).
         kind = CHARM_CONTAINER if container == CHARM_CONTAINER else "workload"
         variant = load().variant_for("container-restart", container=kind, signal=signal)
@@ -144,7 +145,7 @@ class TwinNode:
 
     async def wait_ready(self, timeout: float) -> None:
         """Ready at once after start; a stopped node never becomes ready by waiting."""
-        if not self._twin.node_up:
+        if not self._twin.node.up:
             # No time passes in the twin: a stopped node is a timeout at once.
             raise WaitTimeout("the simulated node to be ready", timeout, "node stopped")
 

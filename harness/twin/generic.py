@@ -23,7 +23,7 @@ import ops
 import yaml
 
 from harness.common.errors import HarnessError
-from harness.scenario.bundle_spec import BundleSpec
+from harness.scenario.bundle.model import BundleSpec
 from harness.scenario.charm_meta import CharmMeta
 from harness.twin.charms import CharmSource
 

@@ -14,9 +14,14 @@ from harness.common.observations import Databag, HookRecord, UnitStatus
 from harness.common.versions import CharmVersion, Versions
 from harness.lab.ports import ActionResult, AppSpec
 from harness.scenario.charm_assumes import simulated_refusal
+from harness.twin import compat
 from harness.twin.charms import CharmSource
+from harness.twin.clock import iso
+from harness.twin.leadership import leads
 from harness.twin.model import App, RelationEnd, TwinRelation, Unit
-from harness.twin.world import MODEL_NAME, Dispatched, Twin, iso
+from harness.twin.names import MODEL_NAME
+from harness.twin.uniter import Dispatched
+from harness.twin.world import Twin
 
 SIMULATED = "(simulated)"
 
@@ -93,12 +98,13 @@ class TwinJuju:
     def deploy_now(self, spec: AppSpec) -> None:
         """``deploy`` without an event loop (``make_lab(stack)`` deploys with it)."""
         twin = self._twin
-        twin.require_node()
-        if spec.app in twin.apps:
+        twin.node.require_up()
+        if spec.app in twin.records.apps:
             raise HarnessError(f"application {spec.app} is already deployed", "pick a new name")
         if spec.units < 1:
             raise HarnessError(f"cannot deploy {spec.app} with {spec.units} units", "use 1+")
         source = self._source(spec.charm)
+        compat.check_unified_charmcraft(source.meta, spec.app)
         refused = simulated_refusal(source.meta, str(twin.version))
         if refused is not None:
             raise refused
@@ -126,7 +132,7 @@ class TwinJuju:
 
     def integrate_now(self, endpoint_a: str, endpoint_b: str) -> None:
         twin = self._twin
-        twin.require_node()
+        twin.node.require_up()
         a, b = self._end(endpoint_a), self._end(endpoint_b)
         if a.interface != b.interface or {a.role, b.role} != {"provides", "requires"}:
             raise HarnessError(
@@ -134,14 +140,14 @@ class TwinJuju:
                 f"{endpoint_b} ({b.role} {b.interface})",
                 "pair a provides endpoint with a requires endpoint of the same interface",
             )
-        for relation in twin.relations:
+        for relation in twin.records.relations:
             if {relation.a, relation.b} == {a, b}:
                 raise HarnessError(f"{endpoint_a} and {endpoint_b} are already related")
         twin.integrate(a, b)
 
     def _end(self, text: str) -> RelationEnd:
         app_name, _, endpoint = text.partition(":")
-        app = self._twin.app(app_name)
+        app = self._twin.records.app(app_name)
         found = app.charm.endpoint(endpoint) if endpoint else None
         if found is None:
             raise UnknownName(
@@ -157,8 +163,8 @@ class TwinJuju:
 
     async def set_config(self, app: str, values: Mapping[str, str]) -> None:
         twin = self._twin
-        twin.require_node()
-        target = twin.app(app)
+        twin.node.require_up()
+        target = twin.records.app(app)
         new = dict(target.config)
         new.update({k: target.charm.config_value(k, v) for k, v in values.items()})
         if new == target.config:
@@ -168,8 +174,8 @@ class TwinJuju:
 
     async def trust(self, app: str) -> None:
         twin = self._twin
-        twin.require_node()
-        target = twin.app(app)
+        twin.node.require_up()
+        target = twin.records.app(app)
         if target.trusted:
             return
         # Trust is application config to Juju: changing it runs config-changed.
@@ -178,7 +184,7 @@ class TwinJuju:
 
     def _config_changed(self, app: App) -> None:
         for unit in sorted(app.units, key=lambda u: u.number):
-            self._twin.run_hook(unit, "config-changed", "config")
+            self._twin.uniter.run_hook(unit, "config-changed", "config")
         self._twin.settle()
 
     async def refresh(
@@ -189,29 +195,31 @@ class TwinJuju:
         channel: str | None = None,
         resources: Mapping[str, str] | None = None,
     ) -> None:
-        self._twin.require_node()
-        target = self._twin.app(app)
+        self._twin.node.require_up()
+        target = self._twin.records.app(app)
         if channel:
             target.channel = channel
         self._twin.refresh(app, resources)
 
     async def scale(self, app: str, units: int) -> None:
-        self._twin.require_node()
+        self._twin.node.require_up()
         self._twin.scale(app, units)
 
     # Reading -------------------------------------------------------------------------
 
     async def units(self, app: str) -> tuple[str, ...]:
-        self._twin.require_node()
-        return tuple(u.name for u in sorted(self._twin.app(app).units, key=lambda u: u.number))
+        self._twin.node.require_up()
+        return tuple(
+            u.name for u in sorted(self._twin.records.app(app).units, key=lambda u: u.number)
+        )
 
     async def statuses(self, apps: Sequence[str] = ()) -> tuple[UnitStatus, ...]:
         twin = self._twin
-        twin.require_node()
-        names = list(apps) or sorted(twin.apps)
+        twin.node.require_up()
+        names = list(apps) or sorted(twin.records.apps)
         found: list[UnitStatus] = []
         for name in names:
-            app = twin.app(name)
+            app = twin.records.app(name)
             for unit in sorted(app.units, key=lambda u: u.number):
                 found.append(
                     UnitStatus(
@@ -219,7 +227,7 @@ class TwinJuju:
                         workload=str(unit.status.name),
                         workload_message=str(unit.status.message),
                         agent=unit.agent,
-                        leader=app.leader == unit.number,
+                        leader=leads(app, unit),
                     )
                 )
         return tuple(found)
@@ -228,15 +236,15 @@ class TwinJuju:
         self, unit: str, action: str, params: Mapping[str, object] | None = None
     ) -> ActionResult:
         twin = self._twin
-        twin.require_node()
-        target = twin.unit(unit)
-        app = twin.apps[target.app]
+        twin.node.require_up()
+        target = twin.records.unit(unit)
+        app = twin.records.apps[target.app]
         actions = app.charm.meta.get("actions") or {}
         if action not in actions:
             known = ", ".join(sorted(actions)) or "none"
             raise UnknownName(f"{app.name} has no action {action!r}", f"use one of: {known}")
         typed = _typed_params(actions[action], params or {})
-        status, results, message = twin.run_action(target, action, typed)
+        status, results, message = twin.uniter.run_action(target, action, typed)
         twin.settle()
         return ActionResult(
             unit=unit,
@@ -251,10 +259,10 @@ class TwinJuju:
         """The databags ``juju show-unit`` reports: the remote app's, the unit's own, and
         each remote unit's (for a peer relation, the app's own and its peers')."""
         twin = self._twin
-        twin.require_node()
-        target = twin.unit(unit)
+        twin.node.require_up()
+        target = twin.records.unit(unit)
         bags: list[Databag] = []
-        for relation in twin.relations:
+        for relation in twin.records.relations:
             if relation.involves(target.app):
                 bags.extend(self._show_unit(relation, target))
         return tuple(bags)
@@ -277,7 +285,7 @@ class TwinJuju:
 
         yield bag(other.app, "app", relation.app_data.get(other.app, {}))
         yield bag(unit.name, "unit", relation.unit_data.get(unit.name, {}))
-        for remote in sorted(twin.apps[other.app].units, key=lambda u: u.number):
+        for remote in sorted(twin.records.apps[other.app].units, key=lambda u: u.number):
             if remote is not unit:
                 yield bag(remote.name, "unit", relation.unit_data.get(remote.name, {}))
 
@@ -294,21 +302,21 @@ class TwinJuju:
                 outcome=item.outcome,
                 detail=item.detail or item.cause,
             )
-            for item in self._twin.dispatched
+            for item in self._twin.uniter.dispatched
         )
 
     async def debug_log(self) -> str:
-        self._twin.require_node()
-        return "".join(f"{line}\n" for line in render_debug_log(self._twin.dispatched))
+        self._twin.node.require_up()
+        return "".join(f"{line}\n" for line in render_debug_log(self._twin.uniter.dispatched))
 
     async def debug_log_recent(self, lines: int) -> str:
-        self._twin.require_node()
-        recent = list(render_debug_log(self._twin.dispatched))[-max(1, lines) :]
+        self._twin.node.require_up()
+        recent = list(render_debug_log(self._twin.uniter.dispatched))[-max(1, lines) :]
         return "".join(f"{line}\n" for line in recent)
 
     async def ops_log_recent(self, lines: int) -> str:
         """The twin renders the uniter's hook lines only: no charm log to read."""
-        self._twin.require_node()
+        self._twin.node.require_up()
         return ""
 
     async def versions(self) -> Versions:
@@ -326,12 +334,12 @@ class TwinJuju:
                     channel=app.channel,
                     revision=app.revision,
                 )
-                for app in sorted(self._twin.apps.values(), key=lambda a: a.name)
+                for app in sorted(self._twin.records.apps.values(), key=lambda a: a.name)
             ),
         )
 
     async def reconnect(self) -> None:
-        self._twin.require_node()
+        self._twin.node.require_up()
 
 
 def _charm_label(app: App) -> str:

@@ -332,7 +332,9 @@ async def _destroy_model(call: Call, world: World, args: list[str]) -> None:
     await asyncio.sleep(world.real(3.0))
     world.remove_model(name)
     store_model(call, world, None, name)
-    call.info(f"Waiting for model to be removed, {len(model.twin.apps)} application(s)....\n")
+    call.info(
+        f"Waiting for model to be removed, {len(model.twin.records.apps)} application(s)....\n"
+    )
     call.info("\nModel destroyed.\n")
 
 
@@ -359,7 +361,7 @@ async def _status(call: Call, world: World, args: list[str]) -> None:
         call.print(yaml.safe_dump(shown, sort_keys=False))
     else:
         call.print(_tabular(shown))
-    if not model.twin.apps:
+    if not model.twin.records.apps:
         call.info(f'\nModel "{model.name}" is empty.\n')
 
 
@@ -393,7 +395,7 @@ async def _show_unit(call: Call, world: World, args: list[str]) -> None:
 
     def render() -> dict[str, Any]:
         app, _, number = name.partition("/")
-        found = model.twin.apps.get(app)
+        found = model.twin.records.apps.get(app)
         unit = found.unit(int(number)) if found is not None and number.isdigit() else None
         if unit is None:
             raise fail(f'unit "{name}" not found')
@@ -551,11 +553,12 @@ async def _config(call: Call, world: World, args: list[str]) -> None:
     await connect(call, world)
     model = the_model(call, world, options)
     app, pairs = positional[0], positional[1:]
-    if app not in model.twin.apps:
+    if app not in model.twin.records.apps:
         raise fail(f'application "{app}" not found')
     if not pairs:
         settings = {
-            k: {"value": v, "source": "user"} for k, v in model.twin.apps[app].config.items()
+            k: {"value": v, "source": "user"}
+            for k, v in model.twin.records.apps[app].config.items()
         }
         call.print(
             formats.go_json(
@@ -582,7 +585,7 @@ async def _trust(call: Call, world: World, args: list[str]) -> None:
             "Set the scope to 'cluster' using '--scope=cluster' to confirm this choice."
         )
     app = positional[0]
-    if app not in model.twin.apps:
+    if app not in model.twin.records.apps:
         raise fail(f'application "{app}" not found')
     op = model.submit("config", lambda: asyncio.run(model.twin_juju.trust(app)))
     await model.accepted(op)
@@ -602,7 +605,7 @@ async def _refresh(call: Call, world: World, args: list[str]) -> None:
     await connect(call, world)
     model = the_model(call, world, options)
     app = positional[0]
-    if app not in model.twin.apps:
+    if app not in model.twin.records.apps:
         raise fail(f'application "{app}" not found')
     resources = dict(r.partition("=")[::2] for r in options.get("--resource", []))
     info = model.apps[app]
@@ -630,7 +633,7 @@ async def _scale(call: Call, world: World, args: list[str]) -> None:
     await connect(call, world)
     model = the_model(call, world, options)
     app, count = positional[0], int(positional[1])
-    if app not in model.twin.apps:
+    if app not in model.twin.records.apps:
         raise fail(f'application "{app}" not found')
     op = model.submit("scale-down-up", lambda: asyncio.run(model.twin_juju.scale(app, count)))
     await model.accepted(op)
@@ -671,7 +674,7 @@ async def _run(call: Call, world: World, args: list[str]) -> None:
 
     def find() -> Any:
         app, _, number = unit_name.partition("/")
-        found = model.twin.apps.get(app)
+        found = model.twin.records.apps.get(app)
         if found is None:
             return None
         if number == "leader":
@@ -687,7 +690,7 @@ async def _run(call: Call, world: World, args: list[str]) -> None:
             f'unit "{unit_name}" not found\n'
         )
         return
-    actions = model.twin.apps[unit.app].charm.meta.get("actions") or {}
+    actions = model.twin.records.apps[unit.app].charm.meta.get("actions") or {}
     if action not in actions:
         if major >= 4:
             raise fail(f'action "{action}" not defined on unit "{unit.name}" (not found)')
@@ -703,7 +706,9 @@ async def _run(call: Call, world: World, args: list[str]) -> None:
         )
     op = model.submit(
         "action",
-        lambda: model.pacer.run_action(unit, lambda: model.twin.run_action(unit, action, params)),
+        lambda: model.pacer.run_action(
+            unit, lambda: model.twin.uniter.run_action(unit, action, params)
+        ),
         queued=False,
     )
     status, results, message = await model.finished(op)

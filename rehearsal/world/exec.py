@@ -106,7 +106,7 @@ def _run_shell(model: WorldModel, unit: Unit, container: str, argv: list[str]) -
             )
         except subprocess.TimeoutExpired:
             return Ran(b"", b"timed out", 124)
-        model.twin.notice_writes(unit)
+        model.twin.node.notice_writes(unit)
     return Ran(_unmap(done.stdout, mapped), _unmap(done.stderr, mapped), done.returncode)
 
 

@@ -70,8 +70,8 @@ def status(world: World, model: WorldModel) -> dict[str, Any]:
         model_status["sla"] = "unsupported"
     apps: dict[str, Any] = {}
     twin = model.twin
-    for name in sorted(twin.apps):
-        apps[name] = _application(world, model, twin.apps[name], now)
+    for name in sorted(twin.records.apps):
+        apps[name] = _application(world, model, twin.records.apps[name], now)
     out: dict[str, Any] = {"model": model_status, "machines": {}, "applications": apps}
     if persona.series == "3.6":
         pass  # branches: only when there are some (omitempty)
@@ -116,7 +116,7 @@ def _application(world: World, model: WorldModel, app: App, now: datetime) -> di
         str(app.status.name), str(app.status.message), model.created
     )
     relations: dict[str, Any] = {}
-    for relation in model.twin.relations:
+    for relation in model.twin.records.relations:
         if not relation.involves(app.name):
             continue
         end, other = relation.end(app.name), relation.other(app.name)
@@ -173,7 +173,7 @@ def show_unit(world: World, model: WorldModel, unit: Unit) -> dict[str, Any]:
     a peer relation, the unit's own goes to ``local-unit``). Juju 4.0 prints the unit's own
     application's databag as ``application-data`` (juju/juju
     docs/howto/upgrade-your-juju-deployment-from-36-to-40.md)."""
-    app = model.twin.apps[unit.app]
+    app = model.twin.records.apps[unit.app]
     info: dict[str, Any] = {
         "opened-ports": None,
         "charm": charm_url(world, model, app.name),
@@ -182,7 +182,7 @@ def show_unit(world: World, model: WorldModel, unit: Unit) -> dict[str, Any]:
     }
     relations = [
         _relation_data(world, model, relation, unit)
-        for relation in model.twin.relations
+        for relation in model.twin.records.relations
         if relation.involves(unit.app)
     ]
     relations = [r for r in relations if r is not None]
@@ -199,7 +199,7 @@ def _relation_data(
     end, other = relation.end(unit.app), relation.other(unit.app)
     own_side = world.persona.major >= 4
     app_bag = relation.app_data.get(unit.app if own_side else other.app, {})
-    related_app = model.twin.apps[other.app]
+    related_app = model.twin.records.apps[other.app]
     mine: dict[str, Any] = {"in-scope": False, "data": None}
     others: dict[str, Any] = {}
     for remote in sorted(related_app.units, key=lambda u: u.number):
@@ -284,7 +284,10 @@ def show_controller(world: World, *, reachable: bool) -> dict[str, Any]:
     out["models"] = {
         "controller": {"uuid": world.controller_model_uuid, "unit-count": 1},
         **{
-            m.name: {"uuid": m.uuid, "unit-count": sum(len(a.units) for a in m.twin.apps.values())}
+            m.name: {
+                "uuid": m.uuid,
+                "unit-count": sum(len(a.units) for a in m.twin.records.apps.values()),
+            }
             for m in world.models.values()
         },
     }

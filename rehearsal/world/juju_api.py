@@ -790,7 +790,7 @@ class JujuAPI:
     async def _configure(
         self, model: WorldModel, app: str, values: Mapping[str, Any]
     ) -> dict[str, Any]:
-        if app not in model.twin.apps:
+        if app not in model.twin.records.apps:
             return {"error": {"message": f'application "{app}" not found', "code": "not found"}}
         op = model.submit(
             "config",
@@ -899,7 +899,7 @@ def entities(world: World, model: WorldModel) -> dict[tuple[str, str], dict[str,
         "cloud-region": "localhost",
         "version": persona.version,
     }
-    for name, app in sorted(model.twin.apps.items()):
+    for name, app in sorted(model.twin.records.apps.items()):
         url = formats.charm_url(world, model, name)
         found["application", name] = {
             "model-uuid": model.uuid,
@@ -949,7 +949,7 @@ def entities(world: World, model: WorldModel) -> dict[tuple[str, str], dict[str,
                     "version": persona.version,
                 },
             }
-    for relation in model.twin.relations:
+    for relation in model.twin.records.relations:
         ends = [relation.a] if relation.peer else [relation.a, relation.b]
         key = " ".join(f"{e.app}:{e.endpoint}" for e in ends)
         found["relation", str(relation.id)] = {

@@ -113,7 +113,7 @@ class KubeAPI:
 
         def render() -> list[dict[str, Any]]:
             found = []
-            for app in sorted(model.twin.apps.values(), key=lambda a: a.name):
+            for app in sorted(model.twin.records.apps.values(), key=lambda a: a.name):
                 for unit in sorted(app.units, key=lambda u: u.pod.ordinal):
                     body = pod_json(model, unit, now)
                     if body is not None and _matches(body["metadata"]["labels"], wanted):
@@ -159,7 +159,12 @@ class KubeAPI:
 
         def mark() -> Unit | None:
             unit = next(
-                (u for a in model.twin.apps.values() for u in a.units if u.pod.name == name),
+                (
+                    u
+                    for a in model.twin.records.apps.values()
+                    for u in a.units
+                    if u.pod.name == name
+                ),
                 None,
             )
             if unit is None:
@@ -179,7 +184,7 @@ class KubeAPI:
         def replace() -> None:
             # A roll that was under way has replaced this pod already (it was deleted, the
             # StatefulSet made it again from the new template): nothing is left to do.
-            app = model.twin.apps.get(unit.app)
+            app = model.twin.records.apps.get(unit.app)
             if app is not None and unit in app.units and unit.pod.uid == uid:
                 model.twin.delete_pod(name)
 
@@ -239,7 +244,7 @@ class KubeAPI:
     async def statefulsets(
         self, request: Request, model: WorldModel | None, namespace: str, name: str | None
     ) -> Response:
-        if model is None or name is None or name not in model.twin.apps:
+        if model is None or name is None or name not in model.twin.records.apps:
             return status(
                 404, "NotFound", f'statefulsets.apps "{name}" not found',
                 name=name or "", group="apps", kind="statefulsets",
@@ -268,7 +273,7 @@ class KubeAPI:
         template = ((patch.get("spec") or {}).get("template") or {}).get("metadata") or {}
         annotations = {str(k): str(v) for k, v in (template.get("annotations") or {}).items()}
         if annotations:
-            current = model.run_now(lambda: dict(model.twin.apps[name].template))
+            current = model.run_now(lambda: dict(model.twin.records.apps[name].template))
             if {**current, **annotations} != current:
                 model.submit(
                     "pod-spec-change",
@@ -347,7 +352,9 @@ class KubeAPI:
 
 
 def _unit_of_pod(model: WorldModel, name: str) -> Unit | None:
-    return next((u for a in model.twin.apps.values() for u in a.units if u.pod.name == name), None)
+    return next(
+        (u for a in model.twin.records.apps.values() for u in a.units if u.pod.name == name), None
+    )
 
 
 def _event(kind: str, body: Mapping[str, Any]) -> bytes:
@@ -383,7 +390,7 @@ def pod_json(model: WorldModel, unit: Unit, now: datetime) -> dict[str, Any] | N
     if shown.gone is not None and shown.gone <= now:
         return None
     world = model.world
-    app = model.twin.apps[unit.app]
+    app = model.twin.records.apps[unit.app]
     containers = []
     statuses = []
     for name, run in sorted(pod.containers.items()):
@@ -478,7 +485,7 @@ def pod_json(model: WorldModel, unit: Unit, now: datetime) -> dict[str, Any] | N
 
 
 def statefulset_json(model: WorldModel, name: str) -> dict[str, Any]:
-    app = model.twin.apps[name]
+    app = model.twin.records.apps[name]
     return {
         "kind": "StatefulSet",
         "apiVersion": "apps/v1",

@@ -264,8 +264,8 @@ class WorldModel:
     def remove_app(self, name: str) -> None:
         """An application destroyed (pytest-operator's reset): gone with its relations."""
         twin = self.twin
-        twin.apps.pop(name, None)
-        twin.relations[:] = [r for r in twin.relations if not r.involves(name)]
+        twin.records.apps.pop(name, None)
+        twin.records.relations[:] = [r for r in twin.records.relations if not r.involves(name)]
         self.apps.pop(name, None)
         self.changed()
 
@@ -273,7 +273,7 @@ class WorldModel:
         """What the controller refuses at once (the operation is queued after this)."""
         from harness.scenario.charm_assumes import simulated_refusal
 
-        if spec.app in self.apps or spec.app in self.twin.apps:
+        if spec.app in self.apps or spec.app in self.twin.records.apps:
             raise HarnessError(f'cannot add application "{spec.app}": application already exists')
         source = self.charms.get(spec.charm)
         if source is None:
@@ -317,7 +317,7 @@ class WorldModel:
             try:
                 self.twin_juju.deploy_now(spec)
             except BaseException:
-                if spec.app not in self.twin.apps:
+                if spec.app not in self.twin.records.apps:
                     self.apps.pop(spec.app, None)
                 raise
 

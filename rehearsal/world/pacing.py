@@ -28,7 +28,8 @@ from rehearsal.world import timing
 
 if TYPE_CHECKING:
     from harness.twin.model import Pod, Unit
-    from harness.twin.world import Dispatched, Twin
+    from harness.twin.uniter import Dispatched
+    from harness.twin.world import Twin
     from rehearsal.world.model import WorldModel
 
 DISRUPTIONS = frozenset(
@@ -171,17 +172,21 @@ class Pacer:
     # The twin's steps, paced --------------------------------------------------------------
 
     def _install(self) -> None:
-        twin: Any = self.twin
-        self._run_hook: Callable[..., None] = twin.run_hook
-        self._replace_pod: Callable[[Unit], None] = twin.replace_pod
-        self._restart_container: Callable[[Unit, str, str], None] = twin.restart_container
-        self._disrupt_unit: Callable[..., None] = twin.disrupt_unit
-        self._new_pod: Callable[..., Pod] = twin.new_pod
-        twin.run_hook = self.run_hook
-        twin.replace_pod = self.replace_pod
-        twin.restart_container = self.restart_container
-        twin.disrupt_unit = self.disrupt_unit
-        twin.new_pod = self.new_pod
+        # The twin's parts call each other through these instances (harness/twin/world.py
+        # composes them), so pacing a step is replacing it on the part that owns it.
+        uniter: Any = self.twin.uniter
+        node: Any = self.twin.node
+        churn: Any = self.twin.churn
+        self._run_hook: Callable[..., None] = uniter.run_hook
+        self._replace_pod: Callable[[Any, Unit], None] = node.replace_pod
+        self._restart_container: Callable[[Any, Unit, str, str], None] = node.restart_container
+        self._disrupt_unit: Callable[..., None] = churn.disrupt_unit
+        self._new_pod: Callable[..., Pod] = node.new_pod
+        uniter.run_hook = self.run_hook
+        node.replace_pod = self.replace_pod
+        node.restart_container = self.restart_container
+        churn.disrupt_unit = self.disrupt_unit
+        node.new_pod = self.new_pod
 
     def new_pod(self, app: Any, ordinal: int, storage_index: Any) -> Pod:
         pod = self._new_pod(app, ordinal, storage_index)
@@ -197,8 +202,7 @@ class Pacer:
 
     def disrupt_unit(self, unit: Unit, expectation: Any, cause: str, **kwargs: Any) -> None:
         self.unit(unit.name).disrupted_by = cause
-        twin: Any = self.twin
-        plan = twin._plan(unit, expectation, kwargs.get("target"))
+        plan = self.twin.churn.plan(unit, expectation, kwargs.get("target"))
         if plan.change.new_pod:
             shown = self.show(unit.pod)
             if shown.deleted is None:  # a roll: the StatefulSet controller deletes it
@@ -206,7 +210,7 @@ class Pacer:
                 self.model.changed()
         self._disrupt_unit(unit, expectation, cause, **kwargs)
 
-    def replace_pod(self, unit: Unit) -> None:
+    def replace_pod(self, app: Any, unit: Unit) -> None:
         """The old pod goes when Kubernetes removes it, then the StatefulSet makes the new
         one: with a lingering pod, after its whole grace period (Juju sets
         terminationGracePeriodSeconds: 300 s before 3.3, 30 s after)."""
@@ -219,15 +223,15 @@ class Pacer:
             shown.gone = max(self.later(linger, shown.deleted), self.unit(unit.name).free_at)
         self.model.changed()
         self.wait_until(shown.gone)
-        self._replace_pod(unit)
+        self._replace_pod(app, unit)
         self.model.changed()
 
-    def restart_container(self, unit: Unit, container: str, reason: str) -> None:
+    def restart_container(self, app: Any, unit: Unit, container: str, reason: str) -> None:
         """A container comes back with a fresh root filesystem: after the kubelet's restart
         delay for a killed PID 1; with the node, when the node starts."""
         shown = self.show(unit.pod)
         if self.cause == "node-restart":
-            self._restart_container(unit, container, reason)
+            self._restart_container(app, unit, container, reason)
             started = self.model.world.node_started or utcnow()
             shown.ready_at[container] = self.later(timing.CONTAINERS_READY, started)
             if container == "charm":
@@ -237,7 +241,7 @@ class Pacer:
         shown.ready_at[container] = datetime.max.replace(tzinfo=timezone.utc)
         self.model.changed()
         self.wait_until(self.later(timing.RESTART))
-        self._restart_container(unit, container, reason)
+        self._restart_container(app, unit, container, reason)
         shown.ready_at[container] = self.later(timing.HOOK)
         if container == "charm":
             self.model.agent_start(unit.tag, self.later(timing.HOOK))
@@ -284,9 +288,9 @@ class Pacer:
         state = self.unit(unit.name)
         state.busy, state.free_at = (began, end), end
         self.clock.set_hook_end(end)
-        ran = len(self.twin.dispatched)
+        ran = len(self.twin.uniter.dispatched)
         self._run_hook(unit, hook, cause, **kwargs)
-        for item in self.twin.dispatched[ran:]:
+        for item in self.twin.uniter.dispatched[ran:]:
             self._log(unit, item, began)
         self.model.changed()
         self.wait_until(end)

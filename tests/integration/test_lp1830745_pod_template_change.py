@@ -17,7 +17,7 @@ from harness.checks import (
     databags,
     pod_pair,
 )
-from harness.run.scenario import RunResult
+from harness.run.result import RunResult
 from harness.scenario.stack import PROBE, ROUTER
 from harness.suite.session import Disrupter
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.common.errors import HarnessError, UnknownName
-from harness.scenario.bundle_spec import load_bundle, parse_bundle
+from harness.scenario.bundle.load import load_bundle, parse_bundle
 
 DATA = Path(__file__).parents[1] / "data" / "bundles"
 POSTGRESQL = DATA / "postgresql-k8s" / "bundle.yaml"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +15,9 @@ import yaml
 
 from harness.catalogue import DEFAULT_PATH, LIFECYCLE, CatalogueError, load
 from harness.catalogue.hooknames import is_valid, parse
+from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.versions import JujuVersion
-from harness.disrupt.base import NAMES
 
 V = JujuVersion.parse
 
@@ -539,8 +541,10 @@ def test_the_module_examples_hold() -> None:
     import doctest
 
     import harness.catalogue
+    import harness.catalogue.judged
 
     assert doctest.testmod(harness.catalogue).failed == 0
+    assert doctest.testmod(harness.catalogue.judged).failed == 0
 
 
 # What Juju 4.0 is documented to change for charms (juju/juju
@@ -577,3 +581,26 @@ def _ranges(expectation: Any) -> list[dict[str, Any]]:
         if (e["disruption"], e.get("variant")) == (expectation.disruption, expectation.variant)
     )
     return list(entry.get("ranges") or [])
+
+
+_LOADED_BY_LOAD = """
+import sys
+from harness.catalogue import load
+load()
+print(" ".join(sorted(name for name in sys.modules if name.startswith("harness"))))
+"""
+
+
+def test_loading_the_catalogue_imports_only_the_catalogue_and_common() -> None:
+    # A fresh interpreter: this one has imported every harness module already. The
+    # disruption names live in a leaf (harness.catalogue.names), so reading the catalogue
+    # imports no disruption, port or backend.
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED_BY_LOAD], capture_output=True, text=True, check=True
+    )
+
+    loaded = done.stdout.split()
+    assert "harness.catalogue" in loaded
+    assert not [name for name in loaded if name.startswith("harness.disrupt")]
+    packages = {name.split(".")[1] for name in loaded if name != "harness"}
+    assert packages == {"catalogue", "common"}

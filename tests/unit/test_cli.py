@@ -16,9 +16,12 @@ from typing import Any
 import pytest
 from evidence_samples import evidence
 
+from harness.catalogue.names import NAMES
+from harness.cli import catalogue, timeline
 from harness.cli import main as cli
-from harness.disrupt.base import NAMES
+from harness.cli import run as cli_run
 from harness.evidence.write import write_bundle
+from harness.run import launch
 from harness.scenario.scenarios import SCENARIOS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
@@ -218,6 +221,36 @@ def test_a_mistyped_name_gets_the_name_it_resembles(
     code, _, err = repro(capsys, *argv)
 
     assert_one_line_error(code, err, f"did you mean {meant}?")
+
+
+@pytest.mark.parametrize(("command", "metavar"), [("run", "SCENARIO"), ("predict", "DISRUPTION")])
+def test_the_name_a_command_takes_is_explained_in_its_help(
+    capsys: pytest.CaptureFixture[str], command: str, metavar: str
+) -> None:
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    out = capsys.readouterr().out
+
+    usage, rest = out.split("positional arguments:", 1)
+    assert metavar in usage.split()
+    positional = rest.split("options:", 1)[0]
+    explained = " ".join(positional.split())
+    assert explained.startswith(metavar + " ")  # named, and said what it is
+    assert "repro list" in explained
+
+
+def test_an_unknown_disruption_is_offered_only_what_repro_list_shows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, listed, _ = repro(capsys, "list")
+    code, _, err = repro(capsys, "predict", "nosuch", "--juju", "3.6")
+
+    assert_one_line_error(code, err, "unknown disruption 'nosuch'", "repro list")
+    offered = err.split("choose one of: ", 1)[1].split(";")[0].split(")")[0].split(", ")
+    assert offered == list(NAMES)
+    assert all(f"  {name} " in listed for name in offered)
+    assert "deploy" not in offered
+    assert "integrate" not in offered
 
 
 @pytest.mark.parametrize(
@@ -537,7 +570,7 @@ def test_timeline_of_an_unreadable_file(
         raise PermissionError(13, "Permission denied")
 
     # Tests may run as root, where chmod 000 does not stop a read.
-    monkeypatch.setattr(cli, "open", denied, raising=False)
+    monkeypatch.setattr(timeline, "open", denied, raising=False)
 
     code, _, err = repro(capsys, "timeline", str(locked))
 
@@ -724,8 +757,8 @@ def test_one_bad_bundle_does_not_lose_the_matrix(
 
     assert code == (1 if strict else 0)
     assert "| pod-delete | 3.6.1 |" in out
-    assert "1 runs." in out
-    below = out.split("unreadable bundles, not in the table:", 1)[1]
+    assert "1 run." in out
+    below = out.split("3 unreadable bundles, not in the table:", 1)[1]
     assert "job-2.9/bundle.json`: " in below
     assert "is not JSON" in below
     assert "job-3.1/bundle.json`: " in below
@@ -735,11 +768,28 @@ def test_one_bad_bundle_does_not_lose_the_matrix(
     assert ("unreadable" in err) == strict
 
 
+def test_counts_of_one_are_singular(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Counts of one are singular: never "1 runs", "1 unreadable bundles", "1 deviations"."""
+    write_bundle(evidence(backend="live", juju="3.6.1"), tmp_path / "good")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "bundle.json").write_text("[]", "utf-8")
+
+    code, out, err = repro(capsys, "matrix", str(tmp_path), "--strict")
+
+    assert code == 1
+    assert "1 run." in out
+    assert "1 unreadable bundle, not in the table:" in out
+    assert "(1 deviation)" in out  # the by-series table
+    assert "repro: 1 unreadable bundle (listed under the table)" in err
+    for wrong in ("1 runs", "1 unreadable bundles", "1 deviations", "1 keys"):
+        assert wrong not in out + err
+
+
 # --- run -------------------------------------------------------------------------------
 
 
 def no_controller(monkeypatch: pytest.MonkeyPatch, reachable: bool = False) -> None:
-    monkeypatch.setattr(cli, "_controller_reachable", lambda: reachable)
+    monkeypatch.setattr(cli_run, "_controller_reachable", lambda: reachable)
 
 
 def test_run_dry_run_prints_the_plan_and_touches_nothing(
@@ -748,7 +798,7 @@ def test_run_dry_run_prints_the_plan_and_touches_nothing(
     def forbidden(*args: Any) -> Any:
         raise AssertionError("a dry run must not run anything")
 
-    monkeypatch.setattr(cli, "_run", forbidden)
+    monkeypatch.setattr(launch, "deploy_and_run", forbidden)
     code, out, _ = repro(
         capsys, "run", "lp2021891-pod-delete", "--backend", "live", "--dry-run",
         "--model", "bug", "--evidence-dir", str(tmp_path / "ev"),
@@ -758,7 +808,7 @@ def test_run_dry_run_prints_the_plan_and_touches_nothing(
     lines = out.splitlines()
     assert lines[0] == "backend: live (dry run: nothing is touched)"
     deploy = lines.index(
-        "juju deploy mysql-router-k8s mysql-router-k8s --channel 8.0/edge --trust"
+        "juju deploy -m bug mysql-router-k8s mysql-router-k8s --channel 8.0/edge --trust"
     )
     delete = next(
         i for i, line in enumerate(lines) if line.startswith("kubectl -n bug delete pod")
@@ -767,11 +817,57 @@ def test_run_dry_run_prints_the_plan_and_touches_nothing(
     assert not (tmp_path / "ev").exists()
 
 
+PROBE_IN_A_CLONE = "./charms/probe/probe_amd64.charm"
+
+
+@pytest.mark.parametrize("model", [None, "bug"])
+def test_a_live_plan_makes_its_model_and_names_it_in_every_juju_command(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    model: str | None,
+) -> None:
+    # Copied line by line into a terminal, the plan must act on its own model, never on
+    # the one `juju switch` last chose; and it is read outside the clone too.
+    monkeypatch.setattr(launch, "deploy_and_run", None)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = repro(
+        capsys, "run", "lp2021891-pod-delete", "--backend", "live", "--dry-run",
+        *(["--model", model] if model else []),
+    )  # fmt: skip
+
+    assert code == 0
+    name = model or "repro-lp2021891-pod-delete"
+    lines = out.splitlines()
+    commands = [line for line in lines if line.startswith("juju ")]
+    first_deploy = next(i for i, line in enumerate(lines) if line.startswith("juju deploy"))
+    if model is None:  # the harness makes it, with Juju's hook settings
+        assert commands[:2] == [
+            f"juju add-model {name} --no-switch",
+            f"juju model-config -m {name} automatically-retry-hooks=true "
+            "update-status-hook-interval=5m",
+        ]
+        assert lines.index(commands[1]) < first_deploy
+    else:  # an existing model is used as it is
+        assert not any(c.startswith(("juju add-model", "juju model-config")) for c in commands)
+    for command in commands:
+        if not command.startswith("juju add-model"):
+            assert command.split()[2:4] == ["-m", name], command
+    # The probe it names is where a clone has it once packed; here there is none.
+    assert f"juju deploy -m {name} {PROBE_IN_A_CLONE} probe" in out
+    missing = [line for line in lines if line.startswith("# note:") and PROBE_IN_A_CLONE in line]
+    assert missing == [
+        f"# note: {PROBE_IN_A_CLONE} does not exist in {tmp_path}: pack the probe in a clone "
+        "of this repository, (cd charms/probe && charmcraft pack), and pass --probe-charm PATH"
+    ]
+    assert lines.index(missing[0]) < first_deploy
+
+
 @pytest.mark.parametrize("inherit", [False, True])
 def test_run_dry_run_says_what_the_model_s_hook_settings_will_be(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, inherit: bool
 ) -> None:
-    monkeypatch.setattr(cli, "_run", None)
+    monkeypatch.setattr(launch, "deploy_and_run", None)
     code, out, _ = repro(
         capsys, "run", "lp2021891-pod-delete", "--backend", "live", "--dry-run",
         *(["--inherit-model-config"] if inherit else []),
@@ -968,14 +1064,14 @@ def test_run_prints_the_folder_last_and_exits_by_verdict(
     seen: dict[str, Any] = {}
 
     async def fake_run(
-        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
+        options: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
     ) -> Any:
         seen.update(backend=backend, folder=folder, juju=juju)
         print("progress line")
         write_bundle(evidence(deviation=bool(deviations)), folder)
         return _FakeResult(folder, deviations)
 
-    monkeypatch.setattr(cli, "_run", fake_run)
+    monkeypatch.setattr(launch, "deploy_and_run", fake_run)
     code, out, _ = repro(
         capsys, "run", "lp2021891-pod-delete", "--juju", "2.9.43", "--evidence-dir", str(tmp_path)
     )
@@ -997,12 +1093,12 @@ def test_run_failure_still_points_at_the_bundle(
     no_controller(monkeypatch)
 
     async def failing(
-        args: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
+        options: Any, backend: str, scenario: Any, stack: Any, folder: Path, juju: Any, **kw: Any
     ) -> Any:
         write_bundle(evidence(error="timed out"), folder)
         raise WaitTimeout("probe pods Ready", 900, "probe-0 Pending")
 
-    monkeypatch.setattr(cli, "_run", failing)
+    monkeypatch.setattr(launch, "deploy_and_run", failing)
     code, out, err = repro(capsys, "run", "lp2021891-pod-delete", "--evidence-dir", str(tmp_path))
 
     assert_one_line_error(code, err, "timed out after 900s waiting for probe pods Ready")
@@ -1015,7 +1111,7 @@ def test_unexpected_errors_are_one_line_too(
     def broken(args: Any) -> int:
         raise RuntimeError("something\nunexpected")
 
-    monkeypatch.setattr(cli, "cmd_list", broken)
+    monkeypatch.setattr(catalogue, "cmd_list", broken)
 
     code, _, err = repro(capsys, "list")
 
@@ -1094,8 +1190,6 @@ def test_run_live_connects_deploys_and_runs(
     import types
 
     import harness.live.lab
-    import harness.run.deploy
-    import harness.run.scenario
 
     no_controller(monkeypatch, reachable=True)
     calls: list[Any] = []
@@ -1110,7 +1204,7 @@ def test_run_live_connects_deploys_and_runs(
         calls.append(("connect", model, keep, driver, juju_defaults))
         yield lab
 
-    async def deploy_stack(got: Any, stack: Any) -> None:
+    async def deploy_stack(got: Any, stack: Any, **kw: Any) -> None:
         calls.append(("deploy", got is lab, stack.apps[2].charm))
 
     async def run_scenario(got: Any, scenario: Any, stack: Any, folder: Path, **kw: Any) -> Any:
@@ -1119,8 +1213,8 @@ def test_run_live_connects_deploys_and_runs(
         return _FakeResult(folder, 0)
 
     monkeypatch.setattr(harness.live.lab, "connect_lab", connect_lab)
-    monkeypatch.setattr(harness.run.deploy, "deploy_stack", deploy_stack)
-    monkeypatch.setattr(harness.run.scenario, "run_scenario", run_scenario)
+    monkeypatch.setattr(launch, "deploy_stack", deploy_stack)
+    monkeypatch.setattr(launch, "run_scenario", run_scenario)
     charm = tmp_path / "probe_ubuntu-22.04-amd64.charm"
     charm.write_text("zip")
 
@@ -1135,7 +1229,7 @@ def test_run_live_connects_deploys_and_runs(
         # Juju's defaults on a model it creates, unless told to inherit model-defaults
         ("connect", "bug-model", True, "auto", not inherit),
         ("deploy", True, str(charm)),
-        ("run", "lp2021891-pod-delete", ["interruption"]),
+        ("run", "lp2021891-pod-delete", ["interruption", "options"]),
     ]
     lines = out.splitlines()
     assert lines[0] == "backend: live (a Juju controller is reachable)"
@@ -1168,7 +1262,7 @@ def test_dry_run_plans_every_scenario(
     read_log = next(i for i, line in enumerate(lines) if line.startswith("juju debug-log"))
     commands = [line for line in lines[disrupt + 1 : read_log] if not line.startswith("#")]
     assert commands  # the disruption's own commands, between the snapshots
-    assert "juju relate probe:database mysql-router-k8s:database" in lines
+    assert f"juju relate -m repro-{name} probe:database mysql-router-k8s:database" in lines
 
 
 def test_timeline_json_keeps_awkward_error_text_exact(
@@ -1194,3 +1288,12 @@ def test_timeline_json_keeps_awkward_error_text_exact(
          "hook": "stop", "outcome": "ok"},
     ]  # fmt: skip
     assert out.count("\n") == 4  # "[", one object a line, "]" (U+2028 stays as it is)
+
+
+def test_the_counting_helper_docstring_holds() -> None:
+    import doctest
+
+    import harness.common.counts
+
+    assert doctest.testmod(harness.common.counts).attempted > 0
+    assert doctest.testmod(harness.common.counts).failed == 0

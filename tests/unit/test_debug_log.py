@@ -695,7 +695,7 @@ def test_a_hook_the_meter_status_worker_could_not_run_is_not_a_failure() -> None
 
 def test_a_hook_the_twin_could_not_run_is_a_not_run_record_saying_why() -> None:
     from harness.twin.juju import render_debug_log
-    from harness.twin.world import Dispatched
+    from harness.twin.uniter import Dispatched
 
     lines = list(
         render_debug_log(

@@ -14,15 +14,16 @@ from dataclasses import replace
 import pytest
 from live_fakes import FakeClock, FakeCluster, FakeJuju, FakeNode, make_lab, pod, status
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError, UnknownName, WaitTimeout
 from harness.common.observations import Step
 from harness.disrupt import all_disruptions, get
-from harness.disrupt.base import NAMES, Target
 from harness.disrupt.charm_pod_spec_change import OPTION
 from harness.disrupt.pod_spec_change import ANNOTATION
 from harness.disrupt.scale_down_up import ScaleDownUp
 from harness.disrupt.steps import keeping_steps
 from harness.live.signals import Interrupted
+from harness.scenario.scenarios import Target
 
 
 def probe_lab(

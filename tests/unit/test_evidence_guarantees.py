@@ -7,6 +7,7 @@ in the matrix; Ctrl-C at start-up is one line.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -22,8 +23,10 @@ from typing import Any
 import pytest
 
 from harness.cli import main as cli
+from harness.cli import run as cli_run
 from harness.common.errors import HarnessError
 from harness.evidence.bundle import read_bundle
+from harness.run import launch
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = "lp2021891-pod-delete"
@@ -129,8 +132,8 @@ def _nothing_may_run(monkeypatch: pytest.MonkeyPatch) -> None:
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the run started although its evidence folder is unusable")
 
-    monkeypatch.setattr(cli, "_controller_reachable", forbidden)
-    monkeypatch.setattr(cli, "_run", forbidden)
+    monkeypatch.setattr(cli_run, "_controller_reachable", forbidden)
+    monkeypatch.setattr(launch, "deploy_and_run", forbidden)
 
 
 @pytest.mark.parametrize("where", ["file", "under-a-file"])
@@ -223,12 +226,10 @@ def test_ctrl_c_during_a_run_stops_it_and_the_bundle_says_so(
 def test_ctrl_c_while_deploying_still_leaves_a_bundle(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import harness.run.deploy as deploy
-
     async def interrupted_deploy(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(deploy, "deploy_stack", interrupted_deploy)
+    monkeypatch.setattr(launch, "deploy_stack", interrupted_deploy)
 
     code, out, err = repro(
         capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)
@@ -511,6 +512,60 @@ def test_a_juju_past_the_catalogue_says_it_is_extrapolated(
     assert "extrapolation" not in known
 
 
+EXTRAPOLATED = (
+    "the catalogue's ranges name Juju 2.x, 3.x, 4.x only; Juju {} is judged by its newest "
+    "range (4.0 and later): an extrapolation"
+)
+TRACK_29 = (
+    "Juju 2.9 is a track: taken as its newest release (what the snap channel 2.9/stable "
+    "installs), judged as 2.9.43: the catalogue judges every 2.9 release from 2.9.43 on alike"
+)
+
+
+@pytest.mark.parametrize(
+    ("given", "judged", "note"),
+    [("9.9", "9.9.0", EXTRAPOLATED.format("9.9.0")), ("2.9", "2.9.43", TRACK_29)],
+)
+def test_how_a_juju_was_judged_is_in_the_report_and_the_bundle(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, given: str, judged: str, note: str
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--juju", given,
+        "--evidence-dir", str(tmp_path),
+    )  # fmt: skip
+
+    assert code in (0, 1)
+    folder = Path(out.strip().splitlines()[-1])
+    raw = json.loads((folder / "bundle.json").read_text("utf-8"))
+    assert raw["juju_version"] == judged
+    assert raw["juju_notes"] == [note]
+    assert read_bundle(folder).juju_notes == (note,)
+    report = (folder / "report.md").read_text("utf-8")
+    assert f"judged against the catalogue for {judged} ({note})" in report
+    assert f"--juju {judged}" in report  # the command to reproduce names the release
+
+
+def test_predict_says_how_it_judged_the_juju_asked_for(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = repro(capsys, "predict", "pod-delete", "--juju", "9.9")
+    assert code == 0
+    assert out.splitlines()[0] == "note: " + EXTRAPOLATED.format("9.9")
+
+    code, out, _ = repro(capsys, "predict", "pod-delete", "--juju", "9.9", "--format", "json")
+    assert json.loads(out)["juju_notes"] == [EXTRAPOLATED.format("9.9")]
+
+    # A bare track is its newest release, as a snap channel is, not its .0.
+    _, track, _ = repro(capsys, "predict", "pod-delete", "--juju", "2.9")
+    _, newest, _ = repro(capsys, "predict", "pod-delete", "--juju", "2.9.43")
+    _, first, _ = repro(capsys, "predict", "pod-delete", "--juju", "2.9.0")
+    assert track.splitlines()[0] == "note: " + TRACK_29
+    assert track.splitlines()[1:] == newest.splitlines()
+    assert first != newest  # 2.9.0 is before the 2.9.4 change, and still asked for so
+    _, plain, _ = repro(capsys, "predict", "pod-delete", "--juju", "3.6", "--format", "json")
+    assert "juju_notes" not in json.loads(plain)
+
+
 def test_the_juju_2_warning_of_ops_scenario_is_shown_once_per_run(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", "import sys; from harness.cli.main import main; sys.exit(main())",
@@ -551,7 +606,7 @@ def test_a_twin_report_reproduces_without_this_machines_paths_or_kubectl(
 
 
 def test_a_packed_charm_elsewhere_is_named_by_its_file_name() -> None:
-    from harness.run.scenario import deploy_commands, portable_commands
+    from harness.run.reproduce import deploy_commands, portable_commands
     from harness.scenario.stack import default_stack
 
     stack = default_stack("/home/someone/build/probe_ubuntu-22.04-amd64.charm")
@@ -655,13 +710,11 @@ def test_a_second_sigterm_while_deploying_is_recorded_as_sigterm(
 ) -> None:
     # A supervisor (timeout, CI cancel) sends SIGTERM, then SIGTERM again: the second stops
     # the run at once, and the bundle and the terminal must name the signal that was sent.
-    import harness.run.deploy as deploy
-
     async def terminated_twice(*args: Any, **kwargs: Any) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
         os.kill(os.getpid(), signal.SIGTERM)
 
-    monkeypatch.setattr(deploy, "deploy_stack", terminated_twice)
+    monkeypatch.setattr(launch, "deploy_stack", terminated_twice)
 
     code, out, err = repro(
         capsys, "run", SCENARIO, "--backend", "twin", "--evidence-dir", str(tmp_path)

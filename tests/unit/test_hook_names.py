@@ -25,6 +25,7 @@ from harness.scenario.hook_names import (
 )
 from harness.scenario.scenarios import scenario
 from harness.scenario.stack import Stack, default_stack
+from harness.twin.charms import default_probe_dir
 
 PROBE_DIR = str(Path(__file__).resolve().parents[2] / "charms" / "probe")
 
@@ -42,8 +43,13 @@ def test_the_default_stack_s_charms_name_their_containers_and_storage() -> None:
 
 
 def test_a_packed_probe_that_is_not_here_is_named_from_the_probe_s_own_metadata() -> None:
-    names = hook_names(default_stack("/nowhere/probe_ubuntu-22.04-amd64.charm"), ["probe"])
+    """The twin stands in for a packed probe it cannot open: the run (a layer above) tells
+    hook_names where the probe's source is."""
+    stack = default_stack("/nowhere/probe_ubuntu-22.04-amd64.charm")
+    names = hook_names(stack, ["probe"], probe_dir=default_probe_dir)
     assert names.containers["probe"] == ("workload",)
+    with pytest.raises(UnexpandedHook, match="the hooks probe must run"):
+        hook_names(stack, ["probe"])  # not told: refused, never guessed
 
 
 def test_a_charm_whose_metadata_is_unknown_is_refused_in_one_line() -> None:

@@ -17,8 +17,8 @@ from live_fakes import FakeClock, HostileWorld, pod
 
 from harness.common.observations import Step
 from harness.disrupt import get
-from harness.disrupt.base import Target
 from harness.observe.settle import pod_ready, wait_settled
+from harness.scenario.scenarios import Target
 
 NEW_POD = ("upgrade-charm", "config-changed", "start")
 

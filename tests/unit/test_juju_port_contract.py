@@ -477,8 +477,8 @@ async def test_a_node_restart_on_juju_40_waits_for_the_controller_through_the_cl
     from live_fakes import FakeCluster, FakeNode
 
     from harness.disrupt import get
-    from harness.disrupt.base import Target
     from harness.lab.ports import Lab
+    from harness.scenario.scenarios import Target
 
     driven = _jubilant("4.0")
     down = (1, "", "ERROR cannot connect to API: dial tcp 10.152.183.5:17070: connect: refused")

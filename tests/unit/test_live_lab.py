@@ -22,7 +22,6 @@ from pytest_operator.plugin import OpsTest
 import harness.live.controller as controller_module
 import harness.live.lab as lab_module
 from harness.common.errors import EnvironmentUnavailable, HarnessError
-from harness.disrupt.base import Target
 from harness.disrupt.node_restart import NodeRestart
 from harness.live.controller import controller_reachable
 from harness.live.juju_cli import JujuCLI
@@ -37,6 +36,7 @@ from harness.live.lab import (
     pytest_operator_model_existed,
 )
 from harness.live.process import Completed
+from harness.scenario.scenarios import Target
 
 
 class ProcessRecorder:

@@ -27,7 +27,7 @@ from harness.live.juju_cli import DEBUG_LOG_FILTER, OPS_LOG_FILTER, JujuCLI
 from harness.live.juju_port import LiveJujuPort
 from harness.observe.debug_log import parse_lines
 from harness.observe.log_cursor import LogCursor
-from harness.run.scenario import collect_log_hooks
+from harness.run.hooks import collect_log_hooks
 
 PGSQL = "debuglog_3.6.6_machine_postgresql_uniter_and_ops_full.txt"  # uniter and ops lines
 TRAEFIK = "debuglog_2.9.31_k8s_traefik_ops_events_only_full.txt"  # ops lines only

@@ -14,7 +14,7 @@ import pytest
 
 import harness
 from harness.common.errors import HarnessError
-from harness.run import scenario as run_module
+from harness.run import reproduce
 from harness.twin import charms
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,12 +52,12 @@ def test_outside_a_clone_the_twin_runs_the_packaged_probe(
 
 def test_a_report_names_the_packaged_probe_where_a_reader_has_it() -> None:
     # Wherever the run found the probe, the commands to reproduce point into the repository.
-    deploy, pack = run_module._portable_charm(str(run_module.PACKAGED_PROBE))
+    deploy, pack = reproduce._portable_charm(str(reproduce.PACKAGED_PROBE))
     assert (deploy, pack) == (
         "./charms/probe/probe_*.charm",
         "(cd ./charms/probe && charmcraft pack)",
     )
-    assert run_module.PACKAGED_PROBE == PACKAGED
+    assert reproduce.PACKAGED_PROBE == PACKAGED
 
 
 def test_with_no_probe_anywhere_the_error_says_where_to_point(

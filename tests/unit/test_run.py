@@ -26,13 +26,17 @@ import pytest
 from harness.common.errors import HarnessError, WaitTimeout
 from harness.common.findings import Finding
 from harness.common.observations import JournalEntry, Snapshot, Step, UnitStatus
-from harness.common.versions import Versions
-from harness.disrupt.base import Disruption, Target
+from harness.common.versions import JujuVersion, Versions
+from harness.disrupt.base import Disruption
 from harness.disrupt.node_restart import NodeRestart
 from harness.lab.ports import ActionResult, Lab
 from harness.live.microk8s import MicroK8sNode
-from harness.run.scenario import deploy_commands, in_window, one_line, plan, run_scenario
-from harness.scenario.scenarios import scenario
+from harness.run.hooks import in_window
+from harness.run.plan import plan
+from harness.run.reproduce import deploy_commands
+from harness.run.result import one_line
+from harness.run.scenario import run_scenario
+from harness.scenario.scenarios import Target, scenario
 from harness.scenario.stack import default_stack
 
 T0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=timezone.utc)
@@ -236,6 +240,12 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
         def branches(self, disruption: str, juju: Any) -> tuple[FakeExpectation, ...]:
             return (FakeExpectation(disruption),)
 
+        def boundaries(self) -> tuple[JujuVersion, ...]:
+            return (JujuVersion.parse("2.9"), JujuVersion.parse("4.0"))
+
+        def extrapolation(self, juju: JujuVersion, text: str | None = None) -> str | None:
+            return None  # Catalogue.extrapolation: these runs are within its ranges
+
     async def take_snapshot(lab: Lab, stack: Any) -> Snapshot:
         state.snapshots += 1
         journal = ()
@@ -392,7 +402,10 @@ def test_commands_hold_deploy_and_the_disruption_plan(tmp_path: Path, fakes: Fak
     result, _ = run(lab, tmp_path / "run")
 
     commands = result.evidence.commands
-    assert commands[0] == "repro run lp2021891-pod-delete --backend live"
+    # Live needs the packed probe: the command names it where a reader has it.
+    assert commands[0] == (
+        "repro run lp2021891-pod-delete --probe-charm ./probe.charm --backend live"
+    )
     assert "juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust" in commands
     assert "juju integrate probe:database mysql-router-k8s:database" in commands
     assert commands[-2:] == (
@@ -706,15 +719,16 @@ def test_deploy_commands_use_relate_before_juju_3() -> None:
 def test_plan_lists_deploy_then_disruption_then_collection(fakes: Fakes) -> None:
     lines = plan(SCENARIO, STACK, model="m", namespace="m")
 
-    deploy = lines.index("juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust")
+    deploy = lines.index("juju deploy -m m mysql-k8s mysql-k8s --channel 8.0/edge --trust")
     delete = lines.index("kubectl -n m delete pod probe-0")
     log = lines.index(
-        "juju debug-log --replay --no-tail --include-module juju.worker.uniter "
+        "juju debug-log -m m --replay --no-tail --include-module juju.worker.uniter "
         "--include-module juju.worker.caasoperator --include-module juju.cmd "
         "--date --utc --ms --level INFO"
     )
     ops = lines.index(
-        "juju debug-log --no-tail --lines N --include-module unit --date --utc --ms --level DEBUG"
+        "juju debug-log -m m --no-tail --lines N --include-module unit --date --utc --ms "
+        "--level DEBUG"
     )
     assert log < ops
     assert deploy < delete < log

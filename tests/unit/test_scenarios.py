@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from harness.catalogue.names import NAMES
 from harness.common.errors import UnknownName
-from harness.disrupt.base import NAMES
 from harness.scenario.scenarios import SCENARIOS, scenario
 from harness.scenario.stack import default_stack
 

@@ -50,7 +50,7 @@ def test_a_run_whose_bundle_went_to_the_fallback_points_there_and_says_so(
 ) -> None:
     import tempfile
 
-    from harness.run.scenario import RunResult
+    from harness.run.result import RunResult
     from harness.suite.session import Disrupter
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))

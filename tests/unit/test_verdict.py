@@ -25,16 +25,12 @@ from harness.common.observations import (
 from harness.common.redact import looks_secret, redact, redacted
 from harness.common.versions import JujuVersion
 from harness.observe.debug_log import parse_lines
-from harness.verdict.judge import (
-    DEFAULT_LAYERS,
-    choose_branch,
-    count,
-    describe_branches,
-    judge,
-    judge_known_bug,
-    judge_sequence,
-    units_for,
-)
+from harness.verdict.branches import choose_branch, describe_branches
+from harness.verdict.files import DEFAULT_LAYERS
+from harness.verdict.hooks import judge_sequence
+from harness.verdict.judge import count, judge
+from harness.verdict.known_bugs import judge_known_bug
+from harness.verdict.units import units_for
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 UNIT = "probe/0"
@@ -766,7 +762,7 @@ def test_a_reused_unit_name_is_judged_per_source_and_juju_network_keys_are_not_c
     assert all(f.verdict == "match" for f in new), new
     (own,) = by_check(findings, "relation")
     assert own.verdict == "match"
-    assert own.expected == "lost (1 keys the charm wrote)"
+    assert own.expected == "lost (1 key the charm wrote)"
 
 
 def _relation_finding(
@@ -782,7 +778,7 @@ def test_on_juju_4_a_databag_juju_wrote_no_private_address_in_is_no_loss() -> No
     # Juju 4.0 writes ingress-address alone (its show-unit on 4.0.5, juju issue 22539).
     juju_4 = {"ingress-address": "10.152.183.148"}
     kept = _relation_finding("pod-delete", "4.0", juju_4, juju_4)
-    assert (kept.expected, kept.observed, kept.verdict) == ("kept (1 keys)", "kept", "match")
+    assert (kept.expected, kept.observed, kept.verdict) == ("kept (1 key)", "kept", "match")
     new_unit = _relation_finding("scale-down-up", "4.0", juju_4, juju_4)
     assert new_unit.verdict == "match"
     assert new_unit.observed == "only Juju's network keys, set again for the new unit"
@@ -815,7 +811,7 @@ def test_private_address_is_jujus_key_before_4_0_and_the_charms_own_from_4_0() -
     on_3_6 = _relation_finding("scale-down-up", "3.6", old, new)
     assert on_3_6.expected == "lost (0 keys the charm wrote)"
     on_4_0 = _relation_finding("scale-down-up", "4.0", old, new)
-    assert on_4_0.expected == "lost (1 keys the charm wrote)"
+    assert on_4_0.expected == "lost (1 key the charm wrote)"
     assert (on_4_0.observed, on_4_0.verdict) == ("lost (emptied)", "match")
     # A charm that writes it again on its new unit kept it: not the loss 4.0 predicts.
     again = _relation_finding("scale-down-up", "4.0", old, old)

@@ -1,0 +1,23 @@
+"""The names a catalogue entry may have: the disruptions' and the lifecycle entries'.
+
+A leaf (it imports nothing): the CLI, the scenarios, the twin, the disruptions and the
+catalogue's own validation all need the disruption names, and the catalogue must not
+import ``harness.disrupt`` (every disruption, and what they import) only to learn them.
+"""
+
+from __future__ import annotations
+
+# The kebab-case names used everywhere: CLI, catalogue keys, pytest ids, evidence.
+NAMES: tuple[str, ...] = (
+    "pod-delete",
+    "node-restart",
+    "pod-spec-change",
+    "charm-pod-spec-change",
+    "resource-refresh",
+    "container-restart",
+    "charm-refresh",
+    "scale-down-up",
+)
+# Catalogue entries that are not disruptions: what Juju runs when a unit is deployed or
+# a relation is made (a scale-down-up's new units follow ``deploy``).
+LIFECYCLE: tuple[str, ...] = ("deploy", "integrate")
