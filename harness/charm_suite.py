@@ -191,7 +191,7 @@ def twin_deployment(
     check_twin_scale(bundle)
     read = read_metas(bundle, MetaSources(sources, charmhub=False))
     watches = [*spec.watch, *spec.mark]
-    metas = {app: meta or implied_meta(app, bundle, watches) for app, meta in read.items()}
+    metas = {app: meta or implied_meta(app, bundle, watches, read) for app, meta in read.items()}
     refs = {app.name: app.app_spec().charm for app in bundle.apps}
     charms, ran_by = bundle_charms(bundle, metas, sources, refs)
     lab = make_lab(juju_version=juju_version, workdir=workdir, charms=charms)

@@ -8,14 +8,27 @@ builds it from the YAML.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from harness.catalogue.model import MAIN, SIGNALS, SUPPORTED_FROM, Expectation, KnownBug, Signal
+from harness.catalogue.model import (
+    MAIN,
+    SIGNALS,
+    SUPPORTED_FROM,
+    Expectation,
+    Gone,
+    KnownBug,
+    Signal,
+)
 from harness.common.errors import UnknownName, unknown
 from harness.common.versions import JujuVersion
 
 # The charm container's name in every sidecar pod (the agent's container).
 CHARM_CONTAINER = "charm"
+
+
+class NotOnThisJuju(UnknownName):
+    """The disruption's kind of charm is gone on that Juju (podspec charms on 4.0)."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +40,8 @@ class Catalogue:
     background: tuple[str, ...]
     path: str
     fact_boundaries: tuple[JujuVersion, ...] = ()
+    # Disruptions whose kind of charm Juju removed, and from which version (podspec on 4.0).
+    gone: Mapping[str, Gone] = field(default_factory=dict)
 
     def disruptions(self) -> tuple[str, ...]:
         """Disruption names in catalogue order (lifecycle entries included)."""
@@ -61,6 +76,8 @@ class Catalogue:
         branch instead; giving both them and a different ``variant`` is an error.
         """
         self._known(disruption)
+        version = _version(juju)
+        self._check_not_gone(disruption, version)
         picked = self.variant_for(disruption, container=container, signal=signal)
         wanted = None if variant in (None, MAIN) else variant
         if picked is not None or container is not None:
@@ -77,7 +94,6 @@ class Catalogue:
                 f"{disruption} has no variant {variant!r}",
                 f"leave it out or choose one of: {named}" if named else "leave it out",
             )
-        version = _version(juju)
         for entry in self.entries:
             same = entry.disruption == disruption and entry.variant == wanted
             if same and entry.covers(version):
@@ -129,6 +145,7 @@ class Catalogue:
         """Every branch of a disruption on one version, the main branch first."""
         self._known(disruption)
         version = _version(juju)
+        self._check_not_gone(disruption, version)
         found = [
             entry
             for entry in self.entries
@@ -167,6 +184,19 @@ class Catalogue:
     def bugs(self, bug_id: str) -> tuple[KnownBug, ...]:
         """Every claim of one known bug (one per disruption it was filed against)."""
         return tuple(bug for bug in self.known_bugs if bug.id == bug_id)
+
+    def gone_on(self, disruption: str, juju: JujuVersion | str) -> Gone | None:
+        """Why ``disruption`` does not exist on ``juju`` (its kind of charm is gone), or None."""
+        gone = self.gone.get(disruption)
+        return gone if gone is not None and gone.covers(_version(juju)) else None
+
+    def _check_not_gone(self, disruption: str, version: JujuVersion) -> None:
+        gone = self.gone_on(disruption, version)
+        if gone is not None:
+            raise NotOnThisJuju(
+                gone.sentence(disruption),
+                f"run it on a Juju before {gone.juju_min}: 2.9 or 3.6",
+            )
 
     def _known(self, disruption: str) -> None:
         if disruption not in self.disruptions():

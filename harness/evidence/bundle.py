@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
+from harness.common.charm_errors import CharmError
 from harness.common.errors import HarnessError
 from harness.common.findings import Check, Finding, Verdict
 from harness.common.observations import (
@@ -236,6 +237,7 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
             "world": e.rehearsal.world,
             "time_scale": e.rehearsal.time_scale,
         },
+        "charm_errors": [c.to_json() for c in e.charm_errors],
     }
     if e.bundle is not None:  # additive: bundles from the default stack do not carry it
         data["bundle"] = e.bundle.to_json()
@@ -410,6 +412,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         rehearsal=_rehearsal(raw.get("rehearsal")),
         redact=tuple(str(k) for k in raw.get("redact", ())),
         disrupted=tuple(str(a) for a in raw.get("disrupted", ())),
+        charm_errors=tuple(CharmError.from_json(c) for c in raw.get("charm_errors", ())),
     )
 
 

@@ -37,6 +37,7 @@ class MatrixRow:
     deviations: int
     known_bugs: int
     incomplete: str | None = None  # why the run stopped early; None for a finished run
+    charm_errors: int = 0  # findings whose verdict is charm-error (the charm's own bug)
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,7 @@ def row_of(evidence: Evidence) -> MatrixRow:
         deviations=evidence.count("deviation"),
         known_bugs=evidence.count("known-bug"),
         incomplete=incomplete,
+        charm_errors=evidence.count("charm-error"),
     )
 
 
@@ -231,6 +233,8 @@ def _by_series(rows: Sequence[MatrixRow]) -> list[str]:
     cells: dict[tuple[str, str], list[str]] = {}
     for r in rows:
         outcome = "INCOMPLETE" if r.incomplete is not None else counted(r.deviations, "deviation")
+        if r.charm_errors:
+            outcome += f", {counted(r.charm_errors, 'charm error')}"
         cells.setdefault((r.disruption, _series(r.juju)), []).append(
             f"{r.backend}: {r.hooks} ({outcome})"
         )
@@ -283,6 +287,8 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
     ]
     for r in rows:
         hooks, deviations = r.hooks, str(r.deviations)
+        if r.charm_errors:
+            deviations += f" ({r.charm_errors} charm errors)"
         if r.incomplete is not None:
             # Not "(none observed) / 0": the run never got to observe, or not to the end.
             hooks = f"INCOMPLETE run ({r.incomplete})"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.common.charm_errors import CharmError
 from harness.common.findings import Finding, Verdict
 from harness.common.observations import (
     HookRecord,
@@ -67,6 +68,7 @@ class Evidence:
     # The cleartext of the run's secret options: the writer hides them wherever they turn
     # up (harness.evidence.redaction.redact). Never written, never shown.
     secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    charm_errors: tuple[CharmError, ...] = ()  # hooks the charms' own code failed
 
     @property
     def complete(self) -> bool:

@@ -20,9 +20,8 @@ from harness.common.observations import (
     HookRecord,
     PodIdentity,
     Snapshot,
-    Step,
 )
-from harness.common.times import duration, format_duration, parse_instant
+from harness.evidence.charm_errors import charm_errors_section
 from harness.evidence.document import (
     Banner,
     Block,
@@ -41,6 +40,7 @@ from harness.evidence.document import (
 )
 from harness.evidence.labels import backend_text, banners, title_prefix
 from harness.evidence.model import REPORT_FILE, TEXT_REPORT_FILE, Evidence
+from harness.evidence.steps_section import steps_section
 from harness.evidence.user_bundle import bundle_blocks, bundle_file_blocks
 from harness.verdict.file_survival import changes, unchanged
 
@@ -108,7 +108,9 @@ def verdict_counts(evidence: Evidence) -> str:
         f"{evidence.count('known-bug')} known-bug"
     )
     undetermined = evidence.count("undetermined")
-    return text + (f", {undetermined} undetermined" if undetermined else "")
+    text += f", {undetermined} undetermined" if undetermined else ""
+    charm = evidence.count("charm-error")
+    return text + (f", {charm} charm-error" if charm else "")
 
 
 def _summary(e: Evidence) -> list[Block]:
@@ -400,45 +402,6 @@ def _pods_section(before: Snapshot, after: Snapshot) -> list[Block]:
     return [heading, table(header, rows)]
 
 
-def _steps_section(e: Evidence) -> list[Block]:
-    heading = Heading("Steps")
-    if not e.steps:
-        return [heading, para("No steps were recorded.")]
-    if e.simulated:
-        return [heading, *_simulated_steps(e)]
-    rows = (
-        (s.name, s.start, s.end, format_duration(duration(s.start, s.end)), s.detail)
-        for s in e.steps
-    )
-    return [heading, table(("Step", "Start", "End", "Took", "Detail"), rows)]
-
-
-def _simulated_steps(e: Evidence) -> list[Block]:
-    """The twin's steps on its own clock: offsets from the first step, never dates.
-
-    The twin's clock starts at a fixed, artificial instant so that runs are reproducible;
-    its dates mean nothing, its differences are what the simulation modelled.
-    """
-    origin = parse_instant(e.steps[0].start)
-
-    def offset(moment: str) -> str:
-        at = parse_instant(moment)
-        if origin is None or at is None:
-            return moment
-        return "+" + format_duration((at - origin).total_seconds())
-
-    def took(s: Step) -> str:
-        return format_duration(duration(s.start, s.end))
-
-    rows = [(s.name, offset(s.start), offset(s.end), took(s), s.detail) for s in e.steps]
-    note = (
-        "Times are the twin's simulated clock (SIMULATED), counted from the first step; "
-        "they say what the simulation modelled, not how long anything took."
-    )
-    header = ("Step", "Start (simulated)", "End (simulated)", "Took (simulated)", "Detail")
-    return [para(note), table(header, rows)]
-
-
 def _findings_section(findings: Sequence[Finding]) -> list[Block]:
     if not findings:
         return []
@@ -480,6 +443,7 @@ def report_blocks(evidence: Evidence, *, text: bool = False) -> list[Block]:
     if e.error:
         blocks.append(para(Strong("The run stopped early:"), f" {e.error}"))
     blocks += _summary(e)
+    blocks += charm_errors_section(e)
     blocks += _attention(e)
     blocks += _hooks_section(e)
     blocks += _layers_section(e)
@@ -492,7 +456,7 @@ def report_blocks(evidence: Evidence, *, text: bool = False) -> list[Block]:
         blocks.append(
             para(f"No file, relation or pod diff: the {missing} snapshot was not taken.")
         )
-    blocks += _steps_section(e)
+    blocks += steps_section(e)
     if e.bundle is not None:
         blocks += bundle_blocks(e.bundle)
     blocks += _reproduce_section(e)

@@ -195,7 +195,9 @@ async def wait_for(
                 last_seen[0] = seen_failure(failure)
         else:
             last_seen[0] = describe(attempt.result())
-        raise WaitTimeout(condition, clock.monotonic() - start, last_seen[0]) from None
+        waited = clock.monotonic() - start
+        simulated = bool(getattr(clock, "simulated", False))
+        raise WaitTimeout(condition, waited, last_seen[0], simulated=simulated) from None
     waited = clock.monotonic() - start
     log.info("%s after %.1fs (%d looks)", condition, waited, looks[0])
     return Waited(condition, value, waited, looks[0])

@@ -31,6 +31,7 @@ class RunOptions:
     watch: tuple[str, ...]
     mark: tuple[str, ...]
     charm_source: tuple[str, ...]
+    charm_venv: tuple[str, ...]
     no_probe: bool
     juju_driver: str
     inherit_model_config: bool
@@ -54,6 +55,7 @@ class RunOptions:
             watch=tuple(args.watch or ()),
             mark=tuple(args.mark or ()),
             charm_source=tuple(args.charm_source or ()),
+            charm_venv=tuple(getattr(args, "charm_venv", None) or ()),
             no_probe=bool(args.no_probe),
             juju_driver=str(args.juju_driver),
             inherit_model_config=bool(args.inherit_model_config),

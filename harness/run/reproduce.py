@@ -283,6 +283,7 @@ def _judged_as(watched: WatchedPath) -> str:
 def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> UserBundle | None:
     """The evidence's record of the user's bundle, when the stack came from one."""
     from harness.evidence.user_bundle import DEPLOYED
+    from harness.scenario.bundle_stack import unchecked_inputs
 
     bundle = stack.bundle
     if bundle is None:
@@ -298,7 +299,7 @@ def user_bundle(stack: Stack, app: str, ran_by: Mapping[str, str] | None) -> Use
         probe=stack.has_probe,
         runs=tuple((app, chosen.get(app, DEPLOYED)) for app in bundle.app_names),
         deploy=bundle.deploy_command(),
-        notes=bundle.notes,
+        notes=(*bundle.notes, *unchecked_inputs(stack)),
         watched=tuple(
             (
                 w.app,

@@ -49,6 +49,10 @@ class Container:
     mounts: tuple[tuple[str, str], ...] = ()  # (storage, location)
 
 
+IMPLIED = "implied by "
+"""How the ``source`` of metadata the harness invented from a bundle begins."""
+
+
 @dataclass(frozen=True)
 class CharmMeta:
     """One charm's metadata, as far as the harness uses it. ``source`` says where it was read."""
@@ -65,6 +69,11 @@ class CharmMeta:
     def sidecar(self) -> bool:
         """A sidecar charm declares containers; a podspec or machine charm does not."""
         return bool(self.containers)
+
+    @property
+    def implied(self) -> bool:
+        """Whether the harness invented it from the bundle (no charm metadata was at hand)."""
+        return self.source.startswith(IMPLIED)
 
     @property
     def container_names(self) -> tuple[str, ...]:

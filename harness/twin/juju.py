@@ -9,6 +9,7 @@ from typing import Any
 
 from ops import testing
 
+from harness.common.charm_errors import CharmError
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.observations import Databag, HookRecord, UnitStatus
 from harness.common.versions import CharmVersion, Versions
@@ -304,6 +305,10 @@ class TwinJuju:
             )
             for item in self._twin.uniter.dispatched
         )
+
+    def charm_errors(self) -> tuple[CharmError, ...]:
+        """Every hook a charm failed (SIMULATED clock), with Juju's retries of it."""
+        return self._twin.uniter.charm_errors()
 
     async def debug_log(self) -> str:
         self._twin.node.require_up()

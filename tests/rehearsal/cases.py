@@ -38,6 +38,14 @@ SCENARIOS_RUN = {
         "scale-down-up",
     ),
 }
+# What `repro list` lists and the rehearsal does not run, and why (test_scenarios.py checks
+# that every scenario is in one list or the other).
+NOT_REHEARSED = {
+    "lp1830745-pod-spec-set": (
+        "a podspec charm (operator pod, pod-spec-set, its live path through kubectl): the "
+        "world models sidecar charms only; a real 2.9 or 3.6 runner runs it"
+    ),
+}
 # The timing every scenario case plays: all of the world's hostilities (a late required
 # hook, pods lingering Terminating, log records in batches, a controller away after a node
 # restart, a `juju` that hangs once) and one disrupted unit's start record held back 30 s.

@@ -13,9 +13,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cases import HOSTILE, MODULES, SCENARIOS_RUN, SERIES, explain, failed_tests, problems
+from cases import (
+    HOSTILE,
+    MODULES,
+    NOT_REHEARSED,
+    SCENARIOS_RUN,
+    SERIES,
+    explain,
+    failed_tests,
+    problems,
+)
 
 from harness.disrupt import NAMES
+from harness.scenario.podspec import PODSPEC_SCENARIOS
 from harness.scenario.scenarios import SCENARIOS
 from rehearsal.runner import Case, run_case
 
@@ -23,10 +33,13 @@ MUTATIONS = Path(__file__).parent / "mutations"
 
 
 def test_the_cases_run_every_scenario_and_every_disruption() -> None:
-    """What `repro list` lists is what the rehearsal runs: no scenario or disruption is
-    left out (a new one must be given a module here)."""
+    """What `repro list` lists is what the rehearsal runs, but for the scenarios named in
+    NOT_REHEARSED with the reason: no scenario or disruption is left out silently (a new
+    one must be given a module here, or a reason there)."""
     run = {name for names in SCENARIOS_RUN.values() for name in names}
-    assert run == {s.name for s in SCENARIOS}
+    listed = {s.name for s in SCENARIOS} | {p.name for p in PODSPEC_SCENARIOS}
+    assert run.isdisjoint(NOT_REHEARSED)
+    assert run | set(NOT_REHEARSED) == listed
     assert {s.disruption for s in SCENARIOS if s.name in run} == set(NAMES)
     assert set(SCENARIOS_RUN) == set(MODULES) == set(LONGEST_FIRST)
 

@@ -307,9 +307,11 @@ def test_twin_run_writes_a_complete_simulated_bundle(
     assert f"sha256 `{digest}`" in reproduce
     assert "charm: postgresql-k8s" in reproduce  # the bundle itself
     assert "The probe observer (`probe`, `probe-peer`" in report
-    # The marker the harness wrote is judged against its layer (a fresh root: lost).
+    # The marker's container is one the bundle implies (no metadata): what rests on it is
+    # unchecked, so the stand-in cannot confirm itself (it was a match on a fresh root).
     marker = [f for f in evidence.findings if f.check == "file" and MARK in f.subject]
-    assert [(f.expected, f.verdict) for f in marker] == [("lost (container-root)", "match")]
+    assert [(f.expected, f.verdict) for f in marker] == [("lost (container-root)", "undetermined")]
+    assert "no metadata for postgresql-k8s" in marker[0].detail
     assert raw["bundle"]["watched"][0] == {
         "app": "postgresql-k8s",
         "container": "postgresql",

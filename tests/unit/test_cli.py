@@ -11,6 +11,7 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from harness.cli import main as cli
 from harness.cli import run as cli_run
 from harness.evidence.write import write_bundle
 from harness.run import launch
+from harness.scenario.podspec import PODSPEC_SCENARIOS
 from harness.scenario.scenarios import SCENARIOS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
@@ -54,7 +56,7 @@ def test_list_names_every_disruption_and_scenario_once(capsys: pytest.CaptureFix
 
     assert code == 0
     names = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
-    assert names == [*NAMES, *(s.name for s in SCENARIOS)]
+    assert names == [*NAMES, *(s.name for s in SCENARIOS), *(p.name for p in PODSPEC_SCENARIOS)]
     # container-restart scenarios show the container and the signal they use.
     assert re.search(
         r"^  container-restart-charm +\[container-restart \(container charm, signal TERM\)\]",
@@ -1051,6 +1053,7 @@ class _FakeResult:
     def __init__(self, folder: Path, exit_code: int) -> None:
         self.folder = folder
         self.exit_code = exit_code
+        self.evidence = SimpleNamespace(charm_errors=())  # none to say on stderr
 
 
 @pytest.mark.parametrize("deviations", [0, 1])

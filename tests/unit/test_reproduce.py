@@ -61,6 +61,7 @@ def options(**given: object) -> RunOptions:
         "watch": (),
         "mark": (),
         "charm_source": (),
+        "charm_venv": (),
         "no_probe": False,
         "juju_driver": "auto",
         "inherit_model_config": False,

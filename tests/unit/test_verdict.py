@@ -176,6 +176,7 @@ def test_pod_delete_as_catalogued_is_all_match_plus_the_known_bug() -> None:
         "deviation": 0,
         "known-bug": 1,
         "undetermined": 0,
+        "charm-error": 0,
     }
 
 
@@ -632,7 +633,13 @@ def test_no_hook_records_for_a_unit_is_a_deviation() -> None:
 
 
 def test_count_names_every_verdict() -> None:
-    assert count([]) == {"match": 0, "deviation": 0, "known-bug": 0, "undetermined": 0}
+    assert count([]) == {
+        "match": 0,
+        "deviation": 0,
+        "known-bug": 0,
+        "undetermined": 0,
+        "charm-error": 0,
+    }
 
 
 # ------------------------------------------------------------------ real debug-logs
