@@ -2,13 +2,16 @@
 
 The CLI turns its ``argparse.Namespace`` into ``RunOptions`` at the edge; the launcher and
 the bundle run take this value, so nothing past the CLI reads argparse's attributes. The
-values are as given (a Juju version or a model name is checked by the CLI, in its order).
+values are as given (a Juju version or a model name is checked by the CLI, in its order),
+but a disruption only catalogued (``repro predict``) is refused here, before anything else.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from harness.scenario.scenarios import refuse_predict_only
 
 if TYPE_CHECKING:
     import argparse
@@ -39,6 +42,7 @@ class RunOptions:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
+        refuse_predict_only(str(args.scenario))  # before a backend, a bundle or a folder
         return cls(
             scenario=str(args.scenario),
             backend=str(args.backend),

@@ -15,7 +15,7 @@ import yaml
 
 from harness.catalogue import DEFAULT_PATH, LIFECYCLE, PODSPEC, CatalogueError, load
 from harness.catalogue.hooknames import is_valid, parse
-from harness.catalogue.names import NAMES
+from harness.catalogue.names import NAMES, PREDICT_ONLY
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.versions import JujuVersion
 
@@ -70,7 +70,9 @@ def test_ranges_of_one_disruption_do_not_overlap_and_cover_2_9_onwards() -> None
 
 
 def test_every_disruption_and_lifecycle_entry_is_catalogued() -> None:
-    assert set(load().disruptions()) == set(NAMES) | set(PODSPEC) | set(LIFECYCLE)
+    # PREDICT_ONLY: catalogued for `repro predict`, not yet runnable (issue 27).
+    expected = set(NAMES) | set(PREDICT_ONLY) | set(PODSPEC) | set(LIFECYCLE)
+    assert set(load().disruptions()) == expected
 
 
 @pytest.mark.parametrize("version", ["2.9.43", "3.6"])
@@ -448,7 +450,7 @@ def test_a_bad_signal_or_a_contradicting_variant_is_a_one_line_error() -> None:
         load().expect("container-restart", "3.6", container="charm", signal="HUP")
     with pytest.raises(UnknownName, match="contradicts"):
         load().expect("container-restart", "3.6", variant="charm", container="workload")
-    with pytest.raises(UnknownName, match="container-restart only"):
+    with pytest.raises(UnknownName, match="container-restart and container-kill only"):
         load().expect("pod-delete", "3.6", container="charm")
 
 

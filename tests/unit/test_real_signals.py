@@ -9,6 +9,7 @@ reads what the child printed and the bundle it left. Every wait is bounded; none
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import signal
@@ -267,7 +268,17 @@ def test_ctrl_c_while_the_interpreter_exits_after_the_command_is_quiet(tmp_path:
     assert err == ""
     assert code == 0  # the command's own status
     assert out[0].startswith("disruptions")
-    assert out[-1].startswith("  scale-down-up")  # all it printed reached the reader
+    assert out == _listed()  # all it printed reached the reader
+
+
+def _listed() -> list[str]:
+    """What ``repro list`` prints when nothing interrupts it."""
+    from harness.cli.main import main
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["list"]) == 0
+    return printed.getvalue().splitlines()
 
 
 # --- 4. a stdout closed under a run ---------------------------------------------------------
