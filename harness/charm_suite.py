@@ -137,6 +137,7 @@ class BundleDeployment:
                 self.lab.simulated,
                 deploy_commands(self.stack),
                 one_line(exc),
+                rehearsal=self.lab.rehearsal,
             )
             bundle = user_bundle(self.stack, self.spec.app, self.ran_by)
             # A failed deploy may quote a secret option (--config): the writer hides it.

@@ -154,8 +154,10 @@ def _run_on_default_stack(options: RunOptions) -> int:
     from harness.evidence.folders import check_evidence_root, claim_folder
     from harness.run.launch import deploy_and_run
     from harness.run.plan import plan
+    from harness.scenario.hook_names import plan_containers
     from harness.scenario.scenarios import scenario as find_scenario
     from harness.scenario.stack import default_stack
+    from harness.twin.charms import default_probe_dir
 
     for flag, given in (
         ("--watch", options.watch),
@@ -198,6 +200,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
                 new_model=options.model is None,
                 model_config=_model_config_set(options, backend),
             ),
+            containers=plan_containers(stack, chosen, default_probe_dir),
         )
         return 0
     folder = claim_folder(options.evidence_dir, f"{chosen.name}-{backend}")

@@ -30,6 +30,7 @@ from harness.common.observations import (
     Step,
     UnitStatus,
 )
+from harness.common.rehearsal import Rehearsal
 from harness.common.versions import CharmVersion, Versions
 from harness.evidence.model import BUNDLE_FILE, SCHEMA_VERSION, Evidence
 from harness.evidence.user_bundle import UserBundle
@@ -229,6 +230,13 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
         "commands": list(e.commands),
         "error": e.error,
         "interrupted": e.interrupted,
+        "rehearsal": None
+        if e.rehearsal is None
+        else {
+            "label": "REHEARSAL",
+            "world": e.rehearsal.world,
+            "time_scale": e.rehearsal.time_scale,
+        },
         "charm_errors": [c.to_json() for c in e.charm_errors],
     }
     if e.bundle is not None:  # additive: bundles from the default stack do not carry it
@@ -327,6 +335,12 @@ def _snapshot_from(raw: Mapping[str, Any]) -> Snapshot:
     )
 
 
+def _rehearsal(raw: Any) -> Rehearsal | None:
+    if not isinstance(raw, Mapping):
+        return None
+    return Rehearsal(str(raw["world"]), float(raw.get("time_scale", 1.0)))
+
+
 def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
     """The inverse of ``to_json_dict``; validate ``raw`` first (``validate``)."""
     v = raw["versions"]
@@ -395,6 +409,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         error=raw.get("error"),
         bundle=UserBundle.from_json(raw["bundle"]) if raw.get("bundle") else None,
         interrupted=bool(raw.get("interrupted", False)),
+        rehearsal=_rehearsal(raw.get("rehearsal")),
         redact=tuple(str(k) for k in raw.get("redact", ())),
         disrupted=tuple(str(a) for a in raw.get("disrupted", ())),
         charm_errors=tuple(CharmError.from_json(c) for c in raw.get("charm_errors", ())),

@@ -213,6 +213,8 @@ def _backend(evidence: Evidence) -> str:
     if evidence.simulated:
         return "twin (SIMULATED)"
     driver = evidence.versions.juju_driver
+    if evidence.rehearsal is not None:
+        return f"REHEARSAL ({driver})" if driver else "REHEARSAL"
     return f"{evidence.backend} ({driver})" if driver else evidence.backend
 
 
@@ -272,6 +274,11 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
     )
     if any(r.backend.startswith("twin") for r in rows):
         lines.append("Rows marked SIMULATED come from the twin: predictions, not evidence.")
+    if any(r.backend.startswith("REHEARSAL") for r in rows):
+        lines.append(
+            "Rows marked REHEARSAL ran the live code against a rehearsal world: "
+            "tests of the harness, not evidence of what Juju does."
+        )
     lines += [
         "",
         "| Disruption | Juju | Backend | Scenario | Hooks observed | Files | Relation data "

@@ -16,6 +16,7 @@ from harness.common.observations import (
     Snapshot,
     Step,
 )
+from harness.common.rehearsal import Rehearsal
 from harness.common.versions import Versions
 from harness.evidence.user_bundle import UserBundle
 from harness.lab.ports import Backend
@@ -60,6 +61,8 @@ class Evidence:
     interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says during what)
     branch: str = ""  # the catalogue branch each unit was judged against, and why
     disruption_detail: str = ""  # the disruption's parameters (container, signal)
+    # Run against a rehearsal world, not a real Juju (``harness.common.rehearsal``).
+    rehearsal: Rehearsal | None = None
     redact: tuple[str, ...] = ()  # keys the user named secret (repro run --redact)
     disrupted: tuple[str, ...] = ()  # the applications the disruption was applied to
     # The cleartext of the run's secret options: the writer hides them wherever they turn
@@ -83,6 +86,7 @@ class Evidence:
         *,
         disruption: str | None = None,
         interrupted: bool = False,
+        rehearsal: Rehearsal | None = None,
         steps: tuple[Step, ...] = (),
         disrupted: tuple[str, ...] = (),
     ) -> Evidence:
@@ -102,6 +106,7 @@ class Evidence:
             disruption=disruption,
             error=error,
             interrupted=interrupted,
+            rehearsal=rehearsal,
             disrupted=disrupted,
         )
 

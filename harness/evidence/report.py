@@ -38,6 +38,7 @@ from harness.evidence.document import (
     to_markdown,
     to_text,
 )
+from harness.evidence.labels import backend_text, banners, title_prefix
 from harness.evidence.model import REPORT_FILE, TEXT_REPORT_FILE, Evidence
 from harness.evidence.steps_section import steps_section
 from harness.evidence.user_bundle import bundle_blocks, bundle_file_blocks
@@ -55,15 +56,6 @@ CONFIG_FROM = {
     "juju-defaults-except-user": "Juju's defaults, except the keys the user's own model "
     "config (pytest-operator --model-config) set: the harness made this model and kept those",
 }
-
-SIMULATED_BANNER = Banner(
-    (
-        Strong("SIMULATED"),
-        ": produced by the twin backend (an in-process simulation through ops.testing), not "
-        "by a real Juju controller. It shows what the catalogue predicts; it is not "
-        "regression evidence.",
-    )
-)
 
 
 def where_to_paste(text: bool) -> Block:
@@ -98,7 +90,7 @@ def title(evidence: Evidence) -> str:
     scenario.
     """
     e = evidence
-    prefix = "SIMULATED reproduction" if e.simulated else "Reproduction"
+    prefix = title_prefix(e)
     what = e.disruption or e.scenario
     apps = e.disrupted or ((e.bundle.app,) if e.bundle is not None else ())
     if apps:
@@ -128,7 +120,7 @@ def _summary(e: Evidence) -> list[Block]:
         f"{'revision ' + str(c.revision) if c.revision is not None else 'revision unknown'})"
         for c in sorted(v.charms, key=lambda c: c.app)
     )
-    backend = f"{e.backend} (SIMULATED)" if e.simulated else e.backend
+    backend = backend_text(e)
     if v.juju_driver:
         backend += f", Juju driver {v.juju_driver}"
     juju = (
@@ -460,8 +452,7 @@ def report_blocks(evidence: Evidence, *, text: bool = False) -> list[Block]:
     """The whole report; ``text`` for the plain-text rendering (its header says so)."""
     e = evidence
     blocks: list[Block] = [Heading(title(e), level=1)]
-    if e.simulated:
-        blocks.append(SIMULATED_BANNER)
+    blocks += banners(e)
     blocks.append(where_to_paste(text))
     if e.error:
         blocks.append(para(Strong("The run stopped early:"), f" {e.error}"))

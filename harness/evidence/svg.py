@@ -75,6 +75,7 @@ def render_timeline_svg(
     title: str,
     simulated: bool = False,
     units: Sequence[str] = (),
+    rehearsal: bool = False,
 ) -> str:
     """An SVG document: lanes for ``units`` (plus any unit in ``hooks``), in that order."""
     records = list(hooks)
@@ -87,6 +88,9 @@ def render_timeline_svg(
     primary = [sources[r.unit] == r.source for r in records]
     axis = TimeAxis(records, primary, steps, float(LEFT + 30))
     heading = f"SIMULATED: {title}" if simulated and "SIMULATED" not in title else title
+    if rehearsal and "REHEARSAL" not in heading:
+        heading = f"REHEARSAL: {heading}"
+    watermark = "REHEARSAL" if rehearsal else "SIMULATED" if simulated else None
 
     heights = [_lane_height([r for r in records if r.unit == unit]) for unit in lanes]
     widest_step = max(
@@ -129,11 +133,11 @@ def render_timeline_svg(
     _axis_ticks(svg, steps, axis, lanes_bottom)
     _time_scale(svg, axis, top, lanes_bottom, scale_top, scale_lines)
     _legend(svg, legend_top, legend_rows)
-    if simulated:
+    if watermark is not None:
         _sub(
             svg,
             "text",
-            "SIMULATED",
+            watermark,
             class_="watermark",
             x=_fmt(width / 2),
             y=_fmt(height / 2),
@@ -398,4 +402,5 @@ def render_svg(evidence: Evidence) -> str:
         title=title(evidence),
         simulated=evidence.simulated,
         units=evidence_units(evidence),
+        rehearsal=evidence.rehearsal is not None,
     )

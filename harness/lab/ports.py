@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 
 from harness.common.observations import Databag, FileState, PodIdentity, UnitStatus
+from harness.common.rehearsal import Rehearsal
 from harness.common.versions import Versions
 
 Backend = Literal["live", "twin"]
@@ -187,6 +188,9 @@ class Lab:
     cluster: ClusterPort
     node: NodePort
     clock: Clock
+    # A live Lab run against a rehearsal world (``harness.common.rehearsal``): its evidence
+    # says REHEARSAL. None for a real run and for the twin.
+    rehearsal: Rehearsal | None = None
 
     @property
     def simulated(self) -> bool:

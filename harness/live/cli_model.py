@@ -67,7 +67,9 @@ class CLIModel:
         self._write_logging = write_logging
         # A model the harness made for itself: its hook settings are set to Juju's defaults.
         self.own_model = False
-        # The harness created this model: only then is its logging-config ever changed.
+        # The harness (or the test tool it runs under) created the model: only then is its
+        # logging-config ever changed, and only such a model may ever be destroyed by the
+        # harness. Unknown counts as no.
         self.created = False
         self.user_set: frozenset[str] = frozenset()
         self.config_from = CONFIG_EXISTING  # recorded in the evidence (see config_origin)

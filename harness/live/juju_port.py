@@ -267,8 +267,10 @@ class LiveJujuPort:
 
         If the libjuju connections are dead (a run that stopped before ``reconnect``), they
         are made again, within ``timeout``. If the controller will not take a connection,
-        the model is destroyed through the ``juju`` CLI (bounded), and the owner is told to
-        forget it rather than call its dead connection.
+        the owner is told to forget the model rather than call its dead connection; before
+        that, a model the harness created and nobody asked to keep is destroyed through
+        the ``juju`` CLI (bounded). A model the harness did not create (a user's
+        ``--model``) or one its owner keeps (``--keep-models``) is never destroyed.
         """
         link = self._controller
         if connection_open(self.model) and (link is None or link.is_open()):
@@ -280,6 +282,11 @@ class LiveJujuPort:
         except WaitTimeout as error:
             log.warning("%s", error)
         if link is None:
+            return
+        if not self.cli_model.created or link.keeps_model():
+            why = "it is kept" if link.keeps_model() else "the harness did not create it"
+            log.warning("model %s is left as it is (%s)", self._connect_name, why)
+            link.forget_model()
             return
         try:
             await self.cli.destroy_model(self._connect_name, timeout=timeout)

@@ -18,10 +18,11 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError, UnknownName, WaitTimeout
+from harness.common.rehearsal import Rehearsal, rehearsal_from_environment
 from harness.common.versions import JujuVersion
 from harness.lab.ports import Clock, JujuPort, Lab
 from harness.lab.waiting import wait_for
-from harness.live.clock import RealClock
+from harness.live.clock import live_clock
 from harness.live.cluster_port import LiveClusterPort
 from harness.live.drivers import choose_driver, controller_models
 from harness.live.drivers import controller_version as detect_controller_version
@@ -68,6 +69,11 @@ DESTROY_TIMEOUT = 600.0
 # ... are compatible": Juju docs, "Juju component cross-version compatibility").
 CLOSED_SNAP_TRACKS = {f"3.{minor}": "3.6" for minor in range(6)}
 Echo = Callable[[str], None]
+
+
+def _live(rehearsal: Rehearsal | None) -> str:
+    """How a live model is announced: a rehearsal's never as live."""
+    return "live" if rehearsal is None else f"REHEARSAL ({rehearsal.world})"
 
 
 def _stderr(line: str) -> None:
@@ -123,12 +129,28 @@ class OpsTestController:
         # Controller.connect disconnects first, then makes a new Connection.
         await controller.connect(self._ops_test.controller_name, **kwargs)
 
+    def keeps_model(self) -> bool:
+        """pytest-operator's own answer (``OpsTest.keep_model``: the model's ``keep``,
+        set for an existing ``--model`` and by ``--keep-models``); unknown counts as kept."""
+        return bool(getattr(self._ops_test, "keep_model", True))
+
     def forget_model(self) -> None:
-        """Mark the current model kept: pytest-operator then forgets it without an RPC."""
-        alias = getattr(self._ops_test, "current_alias", None)
-        state = getattr(self._ops_test, "_models", {}).get(alias)
-        if state is not None:
-            state.keep = True
+        """Take the current model out of pytest-operator's hands, as its own
+        ``forget_model`` ends (pytest-operator 0.43.2, plugin.py). Marking it kept is not
+        enough: ``forget_model`` reads ``model.info.name`` first, and real libjuju refuses
+        that on a model whose connection is gone (``JujuModelError`` on 3.6.1.3; 2.9.49.1's
+        ``info`` is None after the disconnect, so an ``AttributeError``)."""
+        ops_test = self._ops_test
+        alias = getattr(ops_test, "current_alias", None)
+        models = getattr(ops_test, "_models", None)
+        if not isinstance(models, dict) or alias not in models:
+            return
+        state = models.pop(alias)
+        ops_cloud = getattr(ops_test, "_clouds", {}).get(getattr(state, "cloud_name", None))
+        if ops_cloud is not None and alias in ops_cloud.models:
+            ops_cloud.models.remove(alias)
+        if getattr(ops_test, "_current_alias", None) == alias:
+            ops_test._current_alias = None
 
 
 def lab_from_ops_test(
@@ -145,7 +167,8 @@ def lab_from_ops_test(
         raise EnvironmentUnavailable(
             "pytest-operator has no model", "use the ops_test fixture (it creates the model)"
         )
-    clock = clock or RealClock()
+    rehearsal = rehearsal_from_environment()
+    clock = clock or live_clock(rehearsal)
     name = str(ops_test.model_name)
     full_name = str(ops_test.model_full_name or name)
     cli = JujuCLI(OpsTestJuju(ops_test, run=run))
@@ -157,13 +180,14 @@ def lab_from_ops_test(
         connect_name=full_name,
         controller=OpsTestController(ops_test),
     )
-    _stderr(f"live model: {full_name} (namespace {name})")
+    _stderr(f"{_live(rehearsal)} model: {full_name} (namespace {name})")
     return Lab(
         backend="live",
         juju=juju,
         cluster=LiveClusterPort(name),
         node=MicroK8sNode(clock=clock),
         clock=clock,
+        rehearsal=rehearsal,
     )
 
 
@@ -175,15 +199,20 @@ def lab_from_jubilant(juju: Any, *, clock: Clock | None = None, cli: JujuCLI | N
     """
     from harness.live.jubilant_port import JubilantJujuPort
 
-    clock = clock or RealClock()
+    rehearsal = rehearsal_from_environment()
+    clock = clock or live_clock(rehearsal)
     port = JubilantJujuPort(juju, clock=clock, cli=cli)
-    _stderr(f"live model: {juju.model} (namespace {port.model_name}; Juju driver jubilant)")
+    _stderr(
+        f"{_live(rehearsal)} model: {juju.model} "
+        f"(namespace {port.model_name}; Juju driver jubilant)"
+    )
     return Lab(
         backend="live",
         juju=port,
         cluster=LiveClusterPort(port.model_name),
         node=MicroK8sNode(clock=clock),
         clock=clock,
+        rehearsal=rehearsal,
     )
 
 
@@ -393,7 +422,8 @@ async def connect_lab(
     ``driver`` (auto, libjuju, jubilant) picks the Juju driver; auto follows the
     controller's version (``harness.live.drivers``).
     """
-    clock = clock or RealClock()
+    rehearsal = rehearsal_from_environment()
+    clock = clock or live_clock(rehearsal)
     root = cli_for(None)
     try:
         details = await root.show_controller()
@@ -424,7 +454,10 @@ async def connect_lab(
                 raise
             # Only now is it ours: a model another made meanwhile ("already exists") is not.
             created = True
-        echo(f"live model: {name} ({'created' if created else 'existing'}; namespace {short})")
+        echo(
+            f"{_live(rehearsal)} model: {name} "
+            f"({'created' if created else 'existing'}; namespace {short})"
+        )
         juju: LiveJuju
         if chosen == "jubilant":
             from harness.live.jubilant_port import JubilantJujuPort
@@ -441,6 +474,7 @@ async def connect_lab(
             cluster=LiveClusterPort(short),
             node=MicroK8sNode(clock=clock),
             clock=clock,
+            rehearsal=rehearsal,
         )
         await open_lab(lab)
         yield lab

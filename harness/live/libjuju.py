@@ -44,6 +44,11 @@ class ControllerLink(Protocol):
 
     async def reconnect(self) -> None: ...
 
+    def keeps_model(self) -> bool:
+        """Whether its owner was told to keep the model (pytest-operator's ``--model`` of
+        an existing model, ``--keep-models``): then nobody destroys it."""
+        ...
+
     def forget_model(self) -> None:
         """Tell its owner the model is gone, so it does not call the dead connection."""
         ...

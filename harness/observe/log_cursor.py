@@ -16,6 +16,19 @@ dated, so a read is full when it holds N dated lines, and a continuation line be
 record before it: it is old or new with that record, and never marks where a look ended.
 On the first look only records logged at or after ``since`` are new, however short the log.
 
+Where the previous look ended is not enough on Juju 2.9 and 3.6: the controller stores
+records in bulk as its buffers flush (``BufferedLogger``: 1000 records or 2 s per log
+connection, apiserver/logsink.go@2.9 and @3.6 L27-28; ``DbLogger.Log``'s ``bulk.Insert``,
+state/logs.go@2.9 L405, @3.6 L378) with the *agent's* time, and ``--lines`` answers them
+sorted by that time (``processReversed``: ``Sort("-t", "-_id")``, state/logs.go@2.9 L606,
+@3.6 L549). A record that reaches the store late (an agent's buffer after an API outage, a
+slow connection) sorts before lines a look has already read. So each look also takes, from
+what it read before that point, the records no look has returned yet that are at most
+``OVERLAP`` older than the newest seen, and never returns a record twice. Juju 4.0 appends
+records to the model's log file as they arrive and reads it back in that order
+(``processInitialLines``, internal/logtailer/tailer.go@main L129, 4.0-beta5): a late record
+comes after what was read, and the overlap finds nothing there.
+
 ``read`` picks the stream: the hook lines (the default) or ``JujuPort.ops_log_recent``,
 the charms' juju-log lines where ops' event lines are. Each stream needs its own cursor:
 two filtered streams do not reach equally far back for the same ``--lines``.
@@ -28,7 +41,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from harness.common.times import parse_instant
 from harness.lab.ports import JujuPort
@@ -38,6 +51,10 @@ log = logging.getLogger(__name__)
 BATCH = 200
 MAX_BATCH = 10_000  # Juju refuses more: "too many lines requested (N) maximum is 10000"
 _TAIL = 3  # lines remembered to find where the previous look ended
+# How much older than the newest record seen a late one may be and still be read: what
+# Juju's own live tail allows for (``oplogOverlap = time.Minute``, state/logs.go@2.9 L497,
+# @3.6 L431). A record later than that is missed, as Juju's tail would miss it.
+OVERLAP = timedelta(minutes=1)
 # A record's first line: ``[<entity>: ]<YYYY-MM-DD> <HH:MM:SS>``; the rest of a multi-line
 # message (a traceback) follows on lines without it.
 _HEADER = re.compile(r"(?:\S+: )?\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
@@ -55,6 +72,9 @@ class LogCursor:
     lines_requested: list[int] = field(default_factory=list)  # per look, for the tests
     missed: bool = False  # a look could not reach back to where the previous one ended
     _tail: tuple[str, ...] | None = None
+    # Records returned so far, by their lines, with their time: those within OVERLAP of
+    # the newest (older ones are dropped as it moves on).
+    _seen: dict[tuple[str, ...], datetime] = field(default_factory=dict)
 
     async def new_lines(self) -> list[str]:
         """The lines logged since the previous call (the first: since ``since``)."""
@@ -66,7 +86,7 @@ class LogCursor:
             lines = [line for line in text.splitlines() if line.strip()]
             requested += want
             fresh = self._fresh(lines, want)
-            if fresh is not None or want >= self.max_batch:
+            if want >= self.max_batch or (fresh is not None and self._reaches_back(lines, want)):
                 break
             want = min(want * 4, self.max_batch)
         if fresh is None:
@@ -76,9 +96,55 @@ class LogCursor:
             self.missed = True
             fresh = lines if self._tail is not None else self._since(lines)
         self.lines_requested.append(requested)
+        if self._tail is not None:
+            fresh = [*self._late(lines, len(lines) - len(fresh)), *fresh]
         if lines:
             self._tail = _tail_of(lines)
-        return fresh
+        return self._remember(fresh)
+
+    def _horizon(self) -> datetime | None:
+        """The oldest time a record not yet returned may have and still be read."""
+        if not self._seen:
+            return self.since
+        horizon = max(self._seen.values()) - OVERLAP
+        return max(horizon, self.since) if self.since is not None else horizon
+
+    def _reaches_back(self, lines: list[str], want: int) -> bool:
+        """Whether ``lines`` hold every record back to the horizon (or the whole log)."""
+        horizon = self._horizon()
+        if self._tail is None or horizon is None or not _full(lines, want):
+            return True
+        first = next((t for t in map(_stamp, lines) if t is not None), None)
+        return first is not None and first < horizon
+
+    def _late(self, lines: list[str], end: int) -> list[str]:
+        """Records of ``lines[:end]`` (before where the previous look ended) that no look
+        returned and that are no older than the horizon: stored after later ones."""
+        horizon = self._horizon()
+        if horizon is None:
+            return []
+        late: list[str] = []
+        for record in _records(lines[:end]):
+            moment = _stamp(record[0])
+            if moment is not None and moment >= horizon and tuple(record) not in self._seen:
+                late.extend(record)
+        return late
+
+    def _remember(self, fresh: list[str]) -> list[str]:
+        """``fresh`` without records already returned; what is left is remembered."""
+        kept: list[str] = []
+        for record in _records(fresh):
+            key = tuple(record)
+            if key in self._seen:
+                continue
+            moment = _stamp(record[0])
+            if moment is not None:
+                self._seen[key] = moment
+            kept.extend(record)
+        horizon = self._horizon()
+        if horizon is not None:
+            self._seen = {k: t for k, t in self._seen.items() if t >= horizon - OVERLAP}
+        return kept
 
     def _fresh(self, lines: list[str], want: int) -> list[str] | None:
         """The new part of ``lines``, or None when more must be asked for to know it."""

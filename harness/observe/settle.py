@@ -7,9 +7,12 @@ disrupted unit, for:
 
 1. its new incarnation: a new pod uid, a container restart count above the one before, or
    an agent start or ``reboot detected`` line in the debug-log since the disruption began;
-2. then the catalogue's required hooks in the debug-log (waited for at most
-   ``hooks_timeout`` after the new incarnation; hooks still missing then are named in the
-   returned Step, for the verdict to report, instead of a hang);
+2. then the catalogue's required hooks in the debug-log, spelled out for the unit's charm
+   (``harness.scenario.hook_names``: ``workload-pebble-ready``, never
+   ``{container}-pebble-ready``, which no log line names; a template is refused, never
+   skipped); waited for at most ``hooks_timeout`` after the new incarnation; hooks still
+   missing then are named in the returned Step, for the verdict to report, instead of a
+   hang;
 3. and for every app: pods Ready (never a pod being deleted), agents idle, no workload in
    error, as many units as expected, and no new hook line for ``quiet_for`` seconds.
 
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from harness.common import counts
+from harness.common.errors import HarnessError
 from harness.common.observations import HookRecord, PodIdentity, Step, UnitStatus
 from harness.lab.ports import Lab
 from harness.lab.waiting import wait_for
@@ -109,7 +113,7 @@ async def wait_settled(
     *,
     disrupted: Mapping[str, PodIdentity | None] | None = None,
     since: datetime | None = None,
-    required_hooks: Sequence[str] = (),
+    required_hooks: Sequence[str] | Mapping[str, Sequence[str]] = (),
     hooks_timeout: float = HOOKS_TIMEOUT,
     quiet_for: float = QUIET_FOR,
     timeout: float = TIMEOUT,
@@ -121,7 +125,9 @@ async def wait_settled(
     ``expected_units`` maps an app to its unit count; an app left out must have as many
     Ready pods as ``juju status`` lists units. ``disrupted`` maps each disrupted unit to
     its pod before the disruption (None if it had none), ``since`` is when the disruption
-    began, and ``required_hooks`` are the hooks each disrupted unit must run.
+    began, and ``required_hooks`` are the hooks each disrupted unit must run: one list
+    for every unit, or a list per unit. Each must be a concrete hook name; a template
+    (``{container}-pebble-ready``) names no log line and is refused (HarnessError).
     ``stop_on_error`` (the twin, which has already run Juju's retries of a failed hook when
     a look sees its unit in error) stops waiting at once for a unit in error (its hooks,
     its incarnation), and the Step says which and why.
@@ -131,6 +137,7 @@ async def wait_settled(
 
     expected = dict(expected_units or {})
     units = {unit: _Unit(pod) for unit, pod in (disrupted or {}).items()}
+    required = _per_unit(required_hooks, units)
     started = lab.clock.now().isoformat()
     cursor = LogCursor(lab.juju, since=since)
     ops_cursor = LogCursor(lab.juju, since=since, read=lab.juju.ops_log_recent)
@@ -183,9 +190,9 @@ async def wait_settled(
                 waiting.append(f"{app}: {len(ready)}/{want} pods Ready of {len(app_pods)}{detail}")
         for name, unit in units.items():
             unit.records.extend(r for r in fresh if r.unit == name)
-            waiting.extend(_evidence(name, unit, pods.get(name), required_hooks, now))
+            waiting.extend(_evidence(name, unit, pods.get(name), required[name], now))
             if unit.incarnation is not None and name not in gave_up:
-                missing = _missing(unit, required_hooks)
+                missing = _missing(unit, required[name])
                 if missing and now - unit.incarnation_at >= hooks_timeout:
                     gave_up[name] = missing
                     log.warning(
@@ -232,9 +239,29 @@ async def wait_settled(
     return Step("settle", started, ended, detail)
 
 
+def _per_unit(
+    required: Sequence[str] | Mapping[str, Sequence[str]], units: Mapping[str, object]
+) -> dict[str, tuple[str, ...]]:
+    """The hooks each disrupted unit must run; HarnessError for a template, which names no
+    hook a log line could show (it would never be seen, and never awaited)."""
+    if isinstance(required, Mapping):
+        per_unit = {unit: tuple(required.get(unit, ())) for unit in units}
+    else:
+        per_unit = dict.fromkeys(units, tuple(required))
+    for unit, hooks in per_unit.items():
+        templates = [h for h in hooks if "{" in h or "}" in h]
+        if templates:
+            raise HarnessError(
+                f"settle cannot wait for {', '.join(templates)} on {unit}: a template "
+                "names no hook",
+                "spell it out from the charm's metadata (harness.scenario.hook_names)",
+            )
+    return per_unit
+
+
 def _missing(unit: _Unit, required: Sequence[str]) -> tuple[str, ...]:
     ran = {r.hook for r in unit.records if r.kind == "hook"}
-    return tuple(h for h in required if "{" not in h and h not in ran)
+    return tuple(h for h in required if h not in ran)
 
 
 def _evidence(

@@ -129,6 +129,7 @@ class Gathered:
             error=error,
             bundle=self.bundle,
             interrupted=interrupted,
+            rehearsal=self.lab.rehearsal,
             redact=self.redact,
             secrets=self.secrets,
             disrupted=self.disrupted,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from harness.common.interrupt import Interruption, describe
 from harness.common.observations import Step
+from harness.common.rehearsal import labelled_rehearsal
 from harness.common.versions import JujuVersion
 from harness.evidence import write
 from harness.evidence.folders import fallback_folder
@@ -174,6 +175,7 @@ def write_unfinished_bundle(
         interrupted=interrupted,
         steps=tuple(steps),
         disrupted=disrupted_apps(scenario, stack),
+        rehearsal=None if backend == "twin" else labelled_rehearsal(),
     )
     # A user's bundle is named even when deploying it failed.
     evidence = replace(

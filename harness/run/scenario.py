@@ -39,6 +39,7 @@ from harness.run.reproduce import (
     user_bundle,
 )
 from harness.run.result import RunResult, one_line
+from harness.scenario.hook_names import HookNames, expecting, hook_names, required_per_unit
 from harness.scenario.scenarios import Scenario
 from harness.scenario.secrets import secret_values
 from harness.scenario.stack import Stack
@@ -222,6 +223,7 @@ async def _run(
     from harness.disrupt.steps import keeping_steps
     from harness.observe.settle import wait_settled
     from harness.observe.snapshot import take_snapshot
+    from harness.twin.charms import default_probe_dir as probe_dir
     from harness.verdict.branches import choose_branch, describe_branches
     from harness.verdict.charm_errors import relevant, with_charm_errors
     from harness.verdict.invented import invented, with_invented
@@ -229,6 +231,8 @@ async def _run(
     from harness.verdict.judge import VERDICTS, judge
 
     label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
+    if lab.rehearsal is not None:
+        label = f"REHEARSAL, model {lab.juju.model_name} ({lab.rehearsal.world})"
     progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")
 
     with got.timed_stage("read versions", progress) as versions:
@@ -256,8 +260,16 @@ async def _run(
         expected = got.expectation = catalogue.expect(
             scenario.disruption, juju, container=target_container, signal=target_signal
         )
+        # Hooks spelled out from each charm's metadata before anything is disrupted (settle
+        # and the verdict use these); a workload container's restart concerns only its own.
+        container = target_container or ""
+        one_container = expected.scope == "container" and bool(container)
+        workload_only = one_container and expected.container == "workload"
+        containers = {t.app: (container,) for t in scenario.targets} if workload_only else None
+        affected = _affected_units(scenario, stack)
+        names = hook_names(stack, tuple(affected), containers=containers, probe_dir=probe_dir)
         versions.detail = f"Juju {got.juju}"
-    progress(f"Juju {got.juju}; expecting {', '.join(expected.required_hooks())}")
+    progress(f"Juju {got.juju}; expecting {expecting(expected, scenario, names)}")
 
     with got.timed_stage("snapshot before", progress, say="snapshot before"):
         before = got.before = await take_snapshot(lab, stack)
@@ -279,19 +291,19 @@ async def _run(
                 raise
         got.record(steps, progress)
 
-    affected = _affected_units(scenario, stack)
     got.enter("waiting until settled")
     progress(f"waiting until settled: {', '.join(affected)}")
     before_pods = {p.unit: p for p in before.pods}
-    every = set(expected.required_hooks(leader=True))
-    common = tuple(h for h in expected.required_hooks(leader=False) if h in every)
+    required, by_quiet = required_per_unit(expected, disrupted, names)
+    if by_quiet:  # which endpoints run them depends on each relation's remote units
+        progress(f"not awaited by name (the quiet window covers them): {', '.join(by_quiet)}")
     settled = await wait_settled(
         lab,
         tuple(affected),
         affected,
         disrupted={unit: before_pods.get(unit) for unit in disrupted},
         since=window_start,
-        required_hooks=common,
+        required_hooks=required,
         stop_on_error=lab.simulated,
     )
     got.record(_as_steps(settled), progress)
@@ -313,12 +325,6 @@ async def _run(
         hooks.detail = "; ".join((counted, *log_notes))
 
     got.enter("judging")
-    container = next((t.container for t in scenario.targets if t.container), "")
-    one_container = expected.scope == "container" and bool(container)
-    # A workload container's restart concerns that container only (its pebble-ready hook);
-    # a charm container's restart gives every workload container's pebble-ready.
-    workload_only = one_container and expected.container == "workload"
-    containers = {t.app: (container,) for t in scenario.targets} if workload_only else None
     # The branch each unit is judged against comes from what it showed (a stop that did
     # not complete, a second roll); container-restart's branch is its container and signal.
     branches = (
@@ -338,7 +344,7 @@ async def _run(
                 got.hooks,
                 units=units,
                 target_container=container if one_container else None,
-                **_bundle_judging(stack, containers),
+                **_bundle_judging(stack, containers, names),
             )
         )
         findings.extend(layer_findings(expectation, before, after, units))
@@ -362,12 +368,13 @@ def _by_branch(
 
 
 def _bundle_judging(
-    stack: Stack, containers: Mapping[str, Sequence[str]] | None
+    stack: Stack, containers: Mapping[str, Sequence[str]] | None, names: HookNames
 ) -> dict[str, Any]:
-    """For a user's bundle: what its charms declare (names the catalogue's ``{container}``,
-    ``{endpoint}`` and ``{storage}`` templates) and the layers its watched paths are in."""
+    """What the charms declare (names the catalogue's ``{container}`` and ``{storage}``
+    templates; a user's bundle's ``{endpoint}`` too) and, for a user's bundle, the layers
+    its watched paths are in."""
     if stack.bundle is None:
-        return {"containers": containers}
+        return {"containers": containers or names.containers, "storages": names.storages}
     metas = stack.metas
     return {
         "containers": containers or {app: m.container_names for app, m in metas.items()},

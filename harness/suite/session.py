@@ -63,6 +63,7 @@ class Deployment:
             self.lab.simulated,
             portable_commands(deploy_commands(self.stack), self.stack),
             error,
+            rehearsal=self.lab.rehearsal,
         )
 
     def folder(self, name: str) -> Path:

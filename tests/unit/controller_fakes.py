@@ -192,8 +192,29 @@ def model(world: ControllerWorld, name: str) -> Any:
     return m
 
 
-def ops_test_for(world: ControllerWorld, tmp_path: Path, model_name: str) -> Any:
-    """pytest-operator's real OpsTest, set up as ``_setup_model`` leaves it, on ``world``."""
+async def real_model(world: ControllerWorld, name: str, jujudata: Path) -> Model:
+    """python-libjuju's own ``Model``, not a stand-in: connected (its Connector holds a
+    real Connection on the world) with the ``ModelInfo`` a connect leaves, so ``info``,
+    ``disconnect`` and ``connect`` are libjuju's own code. A connect made later reads the
+    client store at ``jujudata`` (empty: it fails, as against a controller that is gone).
+    No fixed ``info``: after a disconnect 3.6.1.3 raises JujuModelError on it and 2.9.49.1
+    returns None (its ``.name`` then an AttributeError), as pytest-operator meets them."""
+    from juju.client import client as juju_client
+    from juju.client.jujudata import FileJujuData
+
+    store = FileJujuData()
+    store.path = str(jujudata)  # not the user's ~/.local/share/juju
+    model = Model(jujudata=store)
+    model._connector._connection = await world.open_connection()
+    model._info = juju_client.ModelInfo(name=name, uuid="5f1c3a7e-0000-4000-8000-00000000ab12")
+    return model
+
+
+def ops_test_for(
+    world: ControllerWorld, tmp_path: Path, model_name: str, libjuju_model: Model | None = None
+) -> Any:
+    """pytest-operator's real OpsTest, set up as ``_setup_model`` leaves it, on ``world``
+    (its model ``libjuju_model`` if given: see ``real_model``)."""
     from pytest_operator.plugin import ModelState, OpsTest
 
     option = SimpleNamespace(
@@ -218,7 +239,7 @@ def ops_test_for(world: ControllerWorld, tmp_path: Path, model_name: str) -> Any
     ops_test._controller = controller(world)
     world.models.append(model_name)
     ops_test._models["main"] = ModelState(
-        model=model(world, model_name),
+        model=libjuju_model if libjuju_model is not None else model(world, model_name),
         keep=False,
         destroy_storage=True,
         controller_name="mk8s",

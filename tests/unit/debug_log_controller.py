@@ -11,6 +11,10 @@ and @3.6, internal/logtailer/tailer.go@main; the flags in cmd/juju/commands/debu
   ``--level L`` is one minimum for every line; both apply together;
 - ``--lines N``: the last N lines that pass; N above 10000 is refused, as Juju refuses it;
   without ``--lines`` or ``--replay``, the last 10 lines;
+- the order: on 2.9 and 3.6 the store is MongoDB, read sorted by the agent's time
+  (``processReversed``: ``Sort("-t", "-_id")``, state/logs.go@2.9 L606, @3.6 L549), so a
+  record stored late lands among older ones; 4.0 appends to a file and reads it back in
+  arrival order (``processInitialLines``, internal/logtailer/tailer.go@main L129);
 - ``--date``, ``--utc``, ``--ms`` shape the time; without ``--no-tail`` the real command
   would wait for new lines forever, which a test must never do;
 - any flag Juju does not know fails as the CLI fails.
@@ -150,7 +154,10 @@ class DebugLogController:
         level = (flags.get("--level") or flags.get("-l") or ["TRACE"])[-1].upper()
         if level not in _LEVELS[:5]:
             return 1, "", f'ERROR level value "{level}" is not one of ...\n'
-        kept = [r for r in self.stored if _LEVELS.index(r.level) >= _LEVELS.index(level)]
+        stored = self.stored
+        if not self.version.startswith("4."):
+            stored = sorted(stored, key=lambda r: r.when)  # stable: arrival breaks ties
+        kept = [r for r in stored if _LEVELS.index(r.level) >= _LEVELS.index(level)]
         modules = flags.get("--include-module", [])
         if modules:
             pattern = module_pattern(modules)

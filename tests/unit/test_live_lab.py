@@ -13,7 +13,7 @@ from unittest.mock import create_autospec
 
 import pytest
 import websockets
-from controller_fakes import ControllerWorld, ops_test_for
+from controller_fakes import ControllerWorld, ops_test_for, real_model
 from juju.client import client as juju_client
 from juju.model import Model
 from live_fakes import FakeClock, FakeJujuRunner, FakeNode
@@ -94,6 +94,16 @@ async def connected_ops_test(world: ControllerWorld, tmp_path: Path) -> Any:
     return ops_test
 
 
+async def ops_test_on_real_model(world: ControllerWorld, tmp_path: Path) -> Any:
+    """pytest-operator's OpsTest whose model is python-libjuju's own ``Model`` (3.6.1.3 in
+    ``tox -e unit``, 2.9.49.1 in ``tox -e libjuju29``): no fixed ``info`` to lean on."""
+    name = "test-node-restart-ab12"
+    model = await real_model(world, name, tmp_path / "empty-juju-data")
+    ops_test = ops_test_for(world, tmp_path, name, libjuju_model=model)
+    await ops_test._controller.connect("mk8s")
+    return ops_test
+
+
 async def test_a_node_restart_kills_libjujus_connections_for_good() -> None:
     """What the fake pins down about libjuju: after the watcher's failed reconnect,
     ``reconnect()`` returns at once and every RPC raises until a new connection is made."""
@@ -138,15 +148,53 @@ async def test_teardown_reconnects_when_the_run_stopped_before_reconnecting(
 async def test_a_controller_that_stays_down_is_destroyed_by_cli_or_named(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """issue 23 point 3: pytest-operator's own teardown runs to its end on libjuju's real
+    ``Model``, which refuses ``info`` once disconnected (first seen failing in the
+    rehearsal: tests/rehearsal/test_defects.py)."""
     world = ControllerWorld()
-    ops_test = await connected_ops_test(world, tmp_path)
+    ops_test = await ops_test_on_real_model(world, tmp_path)
     clock = FakeClock()
     lab = lab_from_ops_test(ops_test, clock=clock, run=world_cli(world))
+    assert isinstance(lab.juju, LiveJujuPort)
+    lab.juju.adopt(created=True, juju_defaults=True)  # pytest-operator made it for the run
     await world.stop()  # and it never comes back
     await close_lab(lab)
     await ops_test._cleanup_models()  # must not raise on the dead connection
     assert clock.elapsed >= 300  # a bounded wait on the Lab's clock, not forever
     assert "juju destroy-model mk8s:test-node-restart-ab12 --force" in caplog.text
+    assert ops_test.model is None  # pytest-operator forgot it, without an RPC
+    assert not any(m.get("request") == "DestroyModels" for m in world.sent)
+
+
+@pytest.mark.parametrize("whose", ["the user's --model", "--keep-models"])
+async def test_a_model_it_must_keep_is_never_destroyed_when_the_controller_stays_down(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, whose: str
+) -> None:
+    """issue 23 point 2: the CLI destroy is only for a model the harness made and nobody
+    keeps (first seen failing in the rehearsal: tests/rehearsal/test_defects.py)."""
+    world = ControllerWorld()
+    ops_test = await ops_test_on_real_model(world, tmp_path)
+    destroys: list[tuple[str, ...]] = []
+    cli = world_cli(world)
+
+    async def run(argv: Sequence[str], *, env: Any = None, timeout: float | None = None) -> Any:
+        if "destroy-model" in argv:
+            destroys.append(tuple(argv))
+        return await cli(argv, env=env, timeout=timeout)
+
+    lab = lab_from_ops_test(ops_test, clock=FakeClock(), run=run)
+    assert isinstance(lab.juju, LiveJujuPort)
+    if whose == "--keep-models":
+        ops_test._models["main"].keep = True
+        lab.juju.adopt(created=True, juju_defaults=True)
+    else:
+        lab.juju.adopt(created=False, juju_defaults=True)
+    await world.stop()
+    await close_lab(lab)
+    await ops_test._cleanup_models()  # pytest-operator's teardown, on the real Model
+    assert destroys == []
+    assert "test-node-restart-ab12" in world.models
+    assert "is left as it is" in caplog.text
 
 
 CONTROLLER = json.dumps({"mk8s": {"details": {"agent-version": "3.6.1", "cloud": "microk8s"}}})

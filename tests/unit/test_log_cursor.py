@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from debug_log_controller import DebugLogController, Record
 from test_live_ops_lines import port_on
 
@@ -116,6 +117,41 @@ async def test_a_repeated_traceback_is_new_each_time_it_is_logged() -> None:
 
     assert len(fresh) == 4
     assert fresh[0].startswith("unit-probe-0: 2026-01-02 10:00:05.000 ERROR")
+
+
+@pytest.mark.parametrize("version", ["2.9.49", "3.6.1", "4.0.0"])
+async def test_a_record_stored_late_is_read_once(version: str) -> None:
+    """issue 23 point 4: on 2.9 and 3.6 a record that reaches the store after later ones
+    (an agent's or the controller's log buffer) sorts before lines already read; the next
+    look still returns it, and returns nothing twice. 4.0 appends it after them. (First
+    seen failing in the rehearsal: tests/rehearsal/test_defects.py.)"""
+    controller = DebugLogController(CONFIG, version=version)
+    controller.log(
+        [hook("unit-probe-0", T0 + timedelta(seconds=n), "update-status") for n in (0, 9)]
+    )
+    controller.log([hook("unit-probe-1", T0 + timedelta(seconds=10), "config-changed")])
+    cursor = cursor_on(controller, since=T0)
+    assert len(await cursor.new_lines()) == 3
+
+    controller.log([hook("unit-probe-0", T0 + timedelta(seconds=4), "start")])  # held back
+    controller.log([hook("unit-probe-1", T0 + timedelta(seconds=12), "leader-elected")])
+    fresh = [line.split('"')[1] for line in await cursor.new_lines()]
+
+    assert sorted(fresh) == ["leader-elected", "start"]
+    assert await cursor.new_lines() == []
+
+
+async def test_a_record_later_than_the_overlap_is_not_read_again_as_new() -> None:
+    """The overlap reaches back a minute (Juju's own tail assumes no more: ``oplogOverlap``,
+    state/logs.go@3.6 L431): older lines of a long read are not taken as new."""
+    controller = DebugLogController(CONFIG)
+    controller.log(
+        hook("unit-probe-0", T0 + timedelta(seconds=n), f"e{n}") for n in range(0, 300, 10)
+    )
+    cursor = cursor_on(controller, since=T0)
+    assert len(await cursor.new_lines()) == 30
+    controller.log([hook("unit-probe-0", T0 + timedelta(seconds=300), "last")])
+    assert [line.split('"')[1] for line in await cursor.new_lines()] == ["last"]
 
 
 def test_merging_streams_keeps_a_record_s_lines_together() -> None:

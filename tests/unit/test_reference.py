@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from evidence_samples import evidence
 
 from harness.catalogue import load
 from harness.cli import main as cli
+from harness.common.rehearsal import REHEARSAL_ENV, labelled_rehearsal
 from harness.common.versions import JujuVersion
 from harness.evidence.write import write_bundle
 from harness.reference.model import matrix
@@ -305,11 +307,25 @@ def test_a_twin_bundle_leaves_every_cell_from_source(
     assert "Observed on Juju 3.6.12" not in (out / "index.html").read_text()
 
 
-def test_a_bundle_marked_as_a_rehearsal_never_counts(tmp_path: Path) -> None:
+def test_a_rehearsal_s_bundle_never_counts(tmp_path: Path) -> None:
+    """A bundle as a run against a rehearsal world writes it (harness.common.rehearsal: the
+    label REHEARSAL_ENV puts there, written by the harness's own writer) is set aside: it is
+    the live code against stand-ins, never what Juju did."""
+    label = labelled_rehearsal({REHEARSAL_ENV: "rehearsal world (Juju 3.6.12 simulated)"})
+    assert label is not None
+    folder = _bundle(tmp_path, "b", rehearsal=label)
+    assert json.loads((folder / "bundle.json").read_text())["rehearsal"]["label"] == "REHEARSAL"
+    gathered = gather([tmp_path / "evidence"])
+    assert gathered.runs == ()
+    assert "rehearsal" in gathered.set_aside[0].reason
+
+
+def test_a_bundle_whose_other_fields_say_rehearsal_never_counts(tmp_path: Path) -> None:
+    """Written by anything else: a rehearsal named in some other key still sets it aside."""
     folder = _bundle(tmp_path, "b")
     bundle = folder / "bundle.json"
     bundle.write_text(
-        bundle.read_text().replace('"backend": "live"', '"backend": "live", "rehearsal": true')
+        bundle.read_text().replace('"backend": "live"', '"backend": "live", "rehearsed": true')
     )
     gathered = gather([tmp_path / "evidence"])
     assert gathered.runs == ()

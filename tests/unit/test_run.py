@@ -184,7 +184,14 @@ class FakeExpectation:
     def branch(self) -> str:
         return self.variant or "main"
 
-    def required_hooks(self, *, leader: bool | None = None) -> tuple[str, ...]:
+    def required_hooks(
+        self,
+        containers: Sequence[str] | None = None,
+        endpoints: Sequence[str] | None = None,
+        storages: Sequence[str] | None = None,
+        *,
+        leader: bool | None = None,
+    ) -> tuple[str, ...]:
         return self.hooks
 
 
@@ -356,10 +363,12 @@ def test_hooks_come_from_the_window_of_the_debug_log_and_from_the_journal(
         ("probe/0", "start", "journal"),
     ]
     assert fakes.judged[0][3] == result.evidence.hooks
-    # The disrupted units as the scenario names them; no container scope for a pod delete.
+    # The disrupted units as the scenario names them; no container scope for a pod delete;
+    # the charms' own names spell out the catalogue's templates (issue 23 point 1).
     assert fakes.judged[0][4] == {
         "units": ("mysql-router-k8s/0", "probe/0"),
-        "containers": None,
+        "containers": {"mysql-router-k8s": ("mysql-router",), "probe": ("workload",)},
+        "storages": {"mysql-router-k8s": (), "probe": ("journal",)},
         "target_container": None,
     }
 
