@@ -49,8 +49,9 @@ class Span:
 
     @property
     def anchor(self) -> str:
-        """An HTML id: ``juju-2-9-4``."""
-        return "juju-" + re.sub(r"[^0-9]+", "-", short(self.low))
+        """An HTML id: ``juju-2-9-4``; ``juju-3-2-beta1`` for a pre-release, which must not
+        read as 3.2.1."""
+        return "juju-" + re.sub(r"[^0-9a-z]+", "-", short(self.low).lower())
 
 
 def spans_between(bounds: tuple[JujuVersion, ...]) -> tuple[Span, ...]:
