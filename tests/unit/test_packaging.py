@@ -1,0 +1,77 @@
+"""pyproject.toml: what the README's two commands build with, and what the wheel says.
+
+`python3 -m pip install .` and tox's wheel build both take setuptools from build-system
+requires, the newest release the bounds admit, in an isolated build environment.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from importlib import metadata
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+import harness
+
+ROOT = Path(__file__).resolve().parents[2]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+DIST = "juju-lifecycle-harness"
+# PEP 639's `license = "<SPDX expression>"` is read by setuptools 77.0 and later; the TOML
+# table form is deprecated there and stops building after 2027-02-18 (setuptools 84's
+# warning). The upper bound is the newest major this build was checked with (README).
+SPDX_FROM = Version("77.0.0")
+
+
+def _setuptools() -> Requirement:
+    (req,) = (
+        Requirement(r)
+        for r in PYPROJECT["build-system"]["requires"]
+        if Requirement(r).name == "setuptools"
+    )
+    return req
+
+
+def test_the_license_is_an_spdx_expression_not_a_table() -> None:
+    project = PYPROJECT["project"]
+    assert project["license"] == "Apache-2.0"
+    # PEP 639: with an expression, License :: classifiers are an error.
+    assert not [c for c in project["classifiers"] if c.startswith("License ::")]
+    assert (ROOT / "LICENSE").is_file()
+
+
+def test_setuptools_is_bounded_to_the_releases_that_read_the_spdx_license() -> None:
+    spec = _setuptools().specifier
+    lower = [s for s in spec if s.operator == ">="]
+    upper = [s for s in spec if s.operator == "<"]
+    assert lower, "no lower bound: an older setuptools would refuse the string license"
+    assert upper, "no upper bound: a future setuptools could stop building the README's commands"
+    assert all(Version(s.version) >= SPDX_FROM for s in lower), spec
+    assert not spec.contains("76.1.0"), "setuptools 76 rejects `license` as a string"
+    assert spec.contains("77.0.3")
+    assert spec.contains("84.2.1"), "the newest release checked (README) must be admitted"
+
+
+installed = pytest.mark.skipif(
+    DIST not in {d.metadata["Name"] for d in metadata.distributions()}
+    or not Path(harness.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()),
+    reason="harness is imported from a checkout, not from an installed wheel (tox installs one)",
+)
+
+
+@installed
+def test_the_built_wheel_declares_the_license_as_an_spdx_expression() -> None:
+    meta = metadata.metadata(DIST)
+    assert meta["License-Expression"] == "Apache-2.0"
+    assert Version(meta["Metadata-Version"]) >= Version("2.4")
+    assert meta.get("License") is None, "the old free-text License field is still written"
+    files = [str(f) for f in metadata.files(DIST) or []]
+    assert any(re.search(r"\.dist-info/licenses/LICENSE$", f) for f in files), files
