@@ -96,7 +96,12 @@ def _dispatch(juju: str, microk8s: str, scenario: str = "lp2021891-pod-delete") 
 # --- the live matrix -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+# The whole matrix runs nightly, on every push to main, and on a dispatch that asks for it;
+# a pull request gets one smoke cell (test_a_pull_request_gets_one_smoke_cell).
+FULL_MATRIX_EVENTS = ["schedule", "push"]
+
+
+@pytest.mark.parametrize("event", FULL_MATRIX_EVENTS)
 def test_the_live_matrix_covers_every_juju_channel(event: str) -> None:
     jobs = plan_matrix.plan(event, {})
     assert {job.juju for job in jobs} >= JUJU_CHANNELS
@@ -105,7 +110,7 @@ def test_the_live_matrix_covers_every_juju_channel(event: str) -> None:
     assert all("/" not in job.id for job in jobs), "artifact names cannot hold '/'"
 
 
-@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+@pytest.mark.parametrize("event", [*FULL_MATRIX_EVENTS, "pull_request"])
 def test_no_live_job_installs_juju_from_a_closed_snap_track(event: str) -> None:
     for job in plan_matrix.plan(event, {}):
         assert job.juju.split("/")[0] not in CLOSED_JUJU_TRACKS, f"{job.juju}: no such track"
@@ -147,11 +152,45 @@ LIVE_MATRIX = {
 }
 
 
-@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+@pytest.mark.parametrize("event", FULL_MATRIX_EVENTS)
 def test_the_live_matrix_runs_microk8s_channels_that_start_pods_on_the_runner(event: str) -> None:
     jobs = plan_matrix.plan(event, {})
     assert {(job.juju, job.microk8s) for job in jobs} == LIVE_MATRIX
     assert len(jobs) == len(LIVE_MATRIX)
+
+
+def test_a_dispatch_can_ask_for_the_whole_matrix() -> None:
+    inputs = {"full-matrix": "true", "juju-channel": "2.9/stable", "scenario": "nosuch"}
+    jobs = plan_matrix.plan("workflow_dispatch", inputs)
+    assert jobs == plan_matrix.plan("schedule", {}), "the other inputs are not read"
+    form = _load(INTEGRATION)["on"]["workflow_dispatch"]["inputs"]["full-matrix"]
+    assert (form["type"], form["default"]) == ("boolean", False)
+
+
+def test_a_pull_request_gets_one_smoke_cell() -> None:
+    # Hours per cell on four runners for every push to a pull request, forks included, was
+    # issue 29's point 18: one (Juju, MicroK8s) pair, one scenario.
+    (job,) = plan_matrix.plan("pull_request", {})
+    assert (job.juju, job.microk8s) in LIVE_MATRIX
+    assert (job.juju, job.driver) == ("3.6/stable", "libjuju"), "the README's main setup"
+    assert plan_matrix.SMOKE_SCENARIO in SCENARIO_NAMES
+    assert job.select == plan_matrix.select_expression(plan_matrix.SMOKE_SCENARIO)
+    assert not any(job.select for job in plan_matrix.plan("schedule", {}))
+
+
+def test_the_plan_job_reads_the_event_it_runs_for(tmp_path: Path) -> None:
+    planned = {}
+    for event in ("pull_request", "push", "schedule"):
+        result, output = _run_plan(tmp_path, GITHUB_EVENT_NAME=event)
+        assert result.returncode == 0, result.stdout
+        planned[event] = json.loads(output.read_text().partition("=")[2])["include"]
+    assert len(planned["pull_request"]) == 1
+    assert planned["push"] == planned["schedule"]
+    assert len(planned["schedule"]) == len(LIVE_MATRIX)
+    result, output = _run_plan(
+        tmp_path, GITHUB_EVENT_NAME="workflow_dispatch", DISPATCH_FULL_MATRIX="true"
+    )
+    assert json.loads(output.read_text().partition("=")[2])["include"] == planned["schedule"]
 
 
 CANNOT_NETWORK = ["1.25-strict/stable", "1.28-strict/stable", "1.31-strict/edge"]
@@ -453,8 +492,14 @@ def test_the_readme_names_every_scenario_the_dispatch_form_offers() -> None:
     assert listed == inputs["scenario"]["options"]
 
 
-def test_integration_runs_on_pull_requests_nightly_and_on_demand() -> None:
-    assert set(_load(INTEGRATION)["on"]) == {"pull_request", "schedule", "workflow_dispatch"}
+def test_integration_runs_on_pull_requests_on_main_nightly_and_on_demand() -> None:
+    on = _load(INTEGRATION)["on"]
+    assert set(on) == {"pull_request", "push", "schedule", "workflow_dispatch"}
+    assert on["push"]["branches"] == ["main"], "the full matrix on main, not on every branch"
+    plan_step = next(
+        s for s in _steps(_load(INTEGRATION)["jobs"]["plan"]) if s.get("id") == "plan"
+    )
+    assert plan_step["env"]["DISPATCH_FULL_MATRIX"] == "${{ inputs.full-matrix }}"
 
 
 # --- ci.yaml -----------------------------------------------------------------------------
