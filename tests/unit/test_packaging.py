@@ -75,3 +75,15 @@ def test_the_built_wheel_declares_the_license_as_an_spdx_expression() -> None:
     assert meta.get("License") is None, "the old free-text License field is still written"
     files = [str(f) for f in metadata.files(DIST) or []]
     assert any(re.search(r"\.dist-info/licenses/LICENSE$", f) for f in files), files
+
+
+def test_python_314_is_claimed_and_ci_runs_it() -> None:
+    # Issue 29, point 19: `requires-python <3.14` refused to install where python3 is 3.14.
+    # GitHub's ubuntu-24.04 runners have 3.14 (actions/setup-python), so CI runs every env
+    # on it (the newest) as on 3.10 (the oldest), and the package admits it.
+    from packaging.specifiers import SpecifierSet
+
+    assert SpecifierSet(PYPROJECT["project"]["requires-python"]).contains("3.14.0")
+    assert "Programming Language :: Python :: 3.14" in PYPROJECT["project"]["classifiers"]
+    ci = (ROOT / ".github" / "workflows" / "ci.yaml").read_text(encoding="utf-8")
+    assert re.search(r'^\s+python: \["3\.10", "3\.14"\]$', ci, re.MULTILINE), "CI matrix"
