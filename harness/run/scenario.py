@@ -44,7 +44,7 @@ from harness.scenario.stack import Stack
 
 if TYPE_CHECKING:
     from harness.catalogue.model import Expectation
-    from harness.verdict.judge import BranchChoice
+    from harness.verdict.branches import BranchChoice
 
 Progress = Callable[[str], None]
 
@@ -320,8 +320,9 @@ async def _run(
     from harness.disrupt.steps import keeping_steps
     from harness.observe.settle import wait_settled
     from harness.observe.snapshot import take_snapshot
+    from harness.verdict.branches import choose_branch, describe_branches
     from harness.verdict.journal_layers import layer_findings
-    from harness.verdict.judge import choose_branch, describe_branches, judge
+    from harness.verdict.judge import VERDICTS, judge
 
     label = "SIMULATED on the twin" if lab.simulated else f"live, model {lab.juju.model_name}"
     progress(f"scenario {scenario.name} ({scenario.disruption}), {label}")
@@ -438,11 +439,8 @@ async def _run(
         )
         findings.extend(layer_findings(expectation, before, after, units))
     got.findings = tuple(findings)
-    counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in _VERDICTS}
+    counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items() if n or v != "undetermined"))
-
-
-_VERDICTS = ("match", "deviation", "known-bug", "undetermined")
 
 
 def _by_branch(

@@ -31,7 +31,7 @@ from harness.common.versions import JujuVersion
 from harness.lab.ports import AppSpec, Lab
 from harness.twin import TwinResult, make_lab, run_disruption
 from harness.twin.charms import CharmSource
-from harness.verdict.judge import judge_sequence
+from harness.verdict.hooks import judge_sequence
 
 VERSIONS = ("2.9.0", "2.9.4", "2.9.32", "2.9.37", "2.9.43", "3.1.2", "3.1.3", "3.3", "3.5")
 VERSIONS += ("3.6", "4.0")

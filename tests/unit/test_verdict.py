@@ -25,16 +25,12 @@ from harness.common.observations import (
 from harness.common.redact import looks_secret, redact, redacted
 from harness.common.versions import JujuVersion
 from harness.observe.debug_log import parse_lines
-from harness.verdict.judge import (
-    DEFAULT_LAYERS,
-    choose_branch,
-    count,
-    describe_branches,
-    judge,
-    judge_known_bug,
-    judge_sequence,
-    units_for,
-)
+from harness.verdict.branches import choose_branch, describe_branches
+from harness.verdict.files import DEFAULT_LAYERS
+from harness.verdict.hooks import judge_sequence
+from harness.verdict.judge import count, judge
+from harness.verdict.known_bugs import judge_known_bug
+from harness.verdict.units import units_for
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 UNIT = "probe/0"
