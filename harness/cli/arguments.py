@@ -25,6 +25,8 @@ class Parser(argparse.ArgumentParser):
 
 
 if TYPE_CHECKING:  # what each command module's add_parsers is given
+    from harness.catalogue.judged import JudgedJuju
+
     Subparsers = argparse._SubParsersAction[Parser]
 
 
@@ -58,32 +60,15 @@ def parse_juju_strict(text: str) -> JujuVersion:
     return parse_juju(text)
 
 
-def judged_note(version: JujuVersion, text: str) -> str | None:
-    """Refuse a version the catalogue cannot judge; a note when it only extrapolates to it.
-
-    The catalogue's entries say which versions it covers (its lowest ``juju_min``) and which
-    Juju series its ranges name; a later series is judged by the newest range, unread.
-    """
+def judge_juju(text: str) -> JudgedJuju:
+    """``--juju`` as the catalogue judges it: a bare track (``2.9``) is its newest release,
+    as a snap channel gives it; a version the catalogue cannot judge is refused; the notes
+    say which release a track was taken as, and when the catalogue only extrapolates."""
     from harness.catalogue import load
+    from harness.catalogue.judged import judged_juju
 
-    entries = load().entries
-    lowest = min(JujuVersion.parse(e.juju_min) for e in entries)
-    named = [JujuVersion.parse(e.juju_min) for e in entries]
-    named += [JujuVersion.parse(e.juju_max) for e in entries if e.juju_max]
-    newest = max(named)
-    if version < lowest:
-        raise HarnessError(
-            f"the catalogue cannot judge Juju {text}: it covers Juju "
-            f"{lowest.major}.{lowest.minor} and later",
-            f"pass --juju {lowest.major}.{lowest.minor} or newer",
-        )
-    if version.major > newest.major:
-        series = ", ".join(f"{major}.x" for major in sorted({v.major for v in named}))
-        return (
-            f"note: the catalogue's ranges name Juju {series} only; Juju {text} is judged "
-            f"by its newest range ({newest.major}.{newest.minor} and later): an extrapolation"
-        )
-    return None
+    parse_juju_strict(text)
+    return judged_juju(text.strip(), load())
 
 
 # juju/names model.go (IsValidModelName): lowercase letters, digits, non-leading hyphens.

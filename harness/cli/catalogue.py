@@ -7,8 +7,9 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from harness.cli.arguments import parse_juju_strict
-from harness.common.errors import HarnessError
+from harness.catalogue.names import NAMES
+from harness.cli.arguments import judge_juju
+from harness.common.errors import HarnessError, UnknownName, choose_one_of
 
 if TYPE_CHECKING:
     from harness.cli.arguments import Subparsers
@@ -19,7 +20,11 @@ def add_parsers(sub: Subparsers) -> None:
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("predict", help="what the catalogue expects for a disruption")
-    p.add_argument("disruption")
+    p.add_argument(
+        "disruption",
+        metavar="DISRUPTION",
+        help="a disruption `repro list` names (a scenario's name is answered with its disruption)",
+    )
     p.add_argument("--juju", required=True, metavar="VERSION", help="e.g. 3.6 or 2.9.43")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--variant", metavar="BRANCH", help="one branch, e.g. interrupted-stop")
@@ -67,10 +72,16 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from harness.catalogue import load
     from harness.catalogue.predict import predict_json, predict_text
 
-    version = parse_juju_strict(args.juju)
+    judged = judge_juju(args.juju)
+    version = judged.version
     catalogue = load()
     if args.disruption not in catalogue.disruptions():
         _refuse_a_scenario(args.disruption, args.juju)
+        # What `repro list` shows; the catalogue's lifecycle entries are answered, not offered.
+        raise UnknownName(
+            f"unknown disruption {args.disruption!r}",
+            choose_one_of(args.disruption, NAMES) + "; `repro list` names them",
+        )
     if args.container or args.signal or args.variant:
         branches: tuple[Any, ...] = (
             catalogue.expect(
@@ -84,9 +95,14 @@ def cmd_predict(args: argparse.Namespace) -> int:
     else:
         branches = catalogue.branches(args.disruption, version)
     if args.format == "json":
-        print(json.dumps(predict_json(branches), indent=2, sort_keys=True))
+        data = predict_json(branches)
+        if judged.notes:  # how the version asked for was judged
+            data["juju_notes"] = list(judged.notes)
+        print(json.dumps(data, indent=2, sort_keys=True))
     else:
-        print(predict_text(branches, str(args.juju)))
+        for note in judged.notes:
+            print(f"note: {note}")
+        print(predict_text(branches, str(version) if judged.track else str(args.juju)))
     return 0
 
 

@@ -1,9 +1,9 @@
-"""``repro``: list, predict, timeline, run, report and matrix.
+"""``repro``: list, predict, timeline, run, report, matrix and reference.
 
 Every failure a person can fix ends in one line on stderr and exit status 2; ``run`` exits 1
 when a finding deviates from the catalogue and 0 otherwise. Each command group lives in a
-module of its own (``catalogue``, ``timeline``, ``run``, ``evidence``) that adds its parsers;
-this one assembles them and turns each error into its line and exit status.
+module of its own (``catalogue``, ``timeline``, ``run``, ``evidence``, ``reference``) that
+adds its parsers; this one assembles them and turns each error into its line and exit status.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from harness.cli import catalogue, evidence, run, timeline
+from harness.cli import catalogue, evidence, reference, run, timeline
 from harness.cli.arguments import Parser, UsageError
 from harness.common.errors import HarnessError
 
@@ -29,13 +29,13 @@ def build_parser() -> argparse.ArgumentParser:
     timeline.add_parsers(sub)
     run.add_parsers(sub)
     evidence.add_parsers(sub)  # report, matrix
+    reference.add_parsers(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     try:
-        args, extra = parser.parse_known_args(argv)
+        args, extra = build_parser().parse_known_args(argv)
         if extra:  # named by the command's own help, which lists what it takes
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extra)} (see repro {args.command} --help)"
@@ -69,5 +69,5 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # without the console script's Ctrl-C handling: -m harness.cli.entry
     raise SystemExit(main())

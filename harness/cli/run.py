@@ -14,14 +14,17 @@ import contextlib
 import logging
 import sys
 from collections.abc import Callable, Coroutine, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.cli.arguments import check_model, judged_note, parse_juju_option
+from harness.cli.arguments import check_model, judge_juju, parse_juju_option
+from harness.cli.output import CourteousStdout, courteous_stdout
 from harness.cli.plan import print_plan
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
+from harness.common.versions import JujuVersion
 from harness.run.options import RunOptions
+from harness.scenario.scenarios import one_unit
 
 if TYPE_CHECKING:
     from harness.cli.arguments import Subparsers
@@ -36,10 +39,21 @@ BOOTSTRAP_FIX = "bootstrap one with `juju bootstrap microk8s`, or pass --backend
 
 def add_parsers(sub: Subparsers) -> None:
     p = sub.add_parser("run", help="run one scenario end to end and write its evidence")
-    p.add_argument("scenario")
+    p.add_argument(
+        "scenario",
+        metavar="SCENARIO",
+        help="a scenario, or a disruption run on the default stack; `repro list` names both "
+        "(with --bundle: a disruption, run on that bundle)",
+    )
     p.add_argument("--backend", choices=("auto", "live", "twin"), default="auto")
     p.add_argument("--juju", metavar="VERSION", help="the Juju version the twin simulates")
     p.add_argument("--app", help="disrupt this application instead of the scenario's")
+    p.add_argument(
+        "--unit",
+        metavar="APP/N",
+        help="pod-delete, container-restart: only this unit of its application "
+        "(default: every unit of each target; the plan says which pods go)",
+    )
     p.add_argument("--evidence-dir", default="evidence", metavar="DIR")
     p.add_argument("--model", metavar="NAME", help="use this model (live)")
     p.add_argument("--keep-model", action="store_true", help="do not destroy the model")
@@ -93,9 +107,11 @@ def add_parsers(sub: Subparsers) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     options = RunOptions.from_args(args)
-    if options.bundle:
-        return _run_bundle(options, options.bundle)
-    return _run_on_default_stack(options)
+    # Progress is a courtesy: a closed stdout (`| head`) never stops a run.
+    with courteous_stdout():
+        if options.bundle:
+            return _run_bundle(options, options.bundle)
+        return _run_on_default_stack(options)
 
 
 # --- a named scenario, or a disruption on the default stack --------------------------------
@@ -118,10 +134,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
             raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
     chosen = find_scenario(options.scenario)
     check_model(options.model)
-    juju = parse_juju_option(options.juju)
-    note = None
-    if juju is not None and options.juju is not None and options.backend != "live":
-        note = judged_note(juju, options.juju)
+    juju, notes = _juju_option(options)
     if not options.dry_run:
         # Before anything is deployed or disrupted: a bad folder must cost nothing.
         check_evidence_root(options.evidence_dir)
@@ -129,10 +142,9 @@ def _run_on_default_stack(options: RunOptions) -> int:
     print(announcement, flush=True)
     stack = default_stack(_probe_charm(options, backend))
     chosen = _targets_for(chosen, options.app, stack.app_names)
-    if backend == "live" and options.juju:
-        print("note: --juju is ignored on live: the controller's version decides", flush=True)
-    elif note:
-        print(note, flush=True)
+    if options.unit is not None:
+        chosen = one_unit(chosen, options.unit, _units_of(stack), options.app)
+    _say_juju(options, backend, notes)
     _inherit_on_twin(options, backend)
     if options.dry_run:
         model = options.model or f"repro-{chosen.name}"
@@ -141,7 +153,15 @@ def _run_on_default_stack(options: RunOptions) -> int:
             backend,
             chosen.disruption,
             juju,
-            lambda version: plan(chosen, stack, model=model, namespace=model, juju=version),
+            lambda version: plan(
+                chosen,
+                stack,
+                model=model,
+                namespace=model,
+                juju=version,
+                new_model=options.model is None,
+                model_config=_model_config_set(options, backend),
+            ),
         )
         return 0
     folder = claim_folder(options.evidence_dir, f"{chosen.name}-{backend}")
@@ -151,7 +171,14 @@ def _run_on_default_stack(options: RunOptions) -> int:
         backend,
         stack,
         lambda interruption: deploy_and_run(
-            options, backend, chosen, stack, folder, juju, interruption=interruption
+            options,
+            backend,
+            chosen,
+            stack,
+            folder,
+            juju,
+            juju_notes=notes.track_only,
+            interruption=interruption,
         ),
     )
 
@@ -184,7 +211,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     )
     from harness.scenario.bundle.load import load_bundle
 
-    juju = parse_juju_option(options.juju)
+    juju, notes = _juju_option(options)
     check_model(options.model)
     # A bad file is refused before the backend is even chosen (any app's charm source may
     # stand in for a local charm not packed yet: the twin runs the source).
@@ -193,14 +220,16 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     print(announcement, flush=True)
     probe = None if options.no_probe else _probe_charm(options, backend)
     run = prepare_run(options, backend, probe)
+    if options.unit is not None:
+        chosen = one_unit(run.scenario, options.unit, _units_of(run.stack), options.app)
+        run = replace(run, scenario=chosen)
     if not options.dry_run:  # a dry run's plan has them
         for note in run.bundle.notes:
             print(f"note: {note}", flush=True)
-    if not options.dry_run or backend == "twin":
+    if not options.dry_run:
         # After the bundle's checks (bad input leaves nothing behind), before any deploy.
         check_evidence_root(options.evidence_dir)
-    if backend == "live" and options.juju:
-        print("note: --juju is ignored on live: the controller's version decides", flush=True)
+    _say_juju(options, backend, notes)
     _inherit_on_twin(options, backend)
     if options.dry_run:
         model = options.model or f"repro-{run.scenario.name}"
@@ -209,22 +238,68 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
             backend,
             run.scenario.disruption,
             juju,
-            lambda version: plan_lines(run, model, version),
+            lambda version: plan_lines(
+                run,
+                model,
+                version,
+                new_model=options.model is None,
+                model_config=_model_config_set(options, backend),
+            ),
             containers=_disrupted_containers(run),
         )
-        if backend == "live":
-            return 0
-        # The twin touches nothing real: a dry run there also writes the SIMULATED bundle.
-        print("# dry run on the twin: running the SIMULATED plan", flush=True)
+        return 0
     folder = claim_folder(options.evidence_dir, f"{folder_name(run)}-{backend}")
-    version = str(juju) if juju else None
     return _execute(
         folder,
         run.scenario,
         backend,
         run.stack,
-        lambda interruption: start(options, backend, run, folder, version, interruption),
+        lambda interruption: start(
+            options, backend, run, folder, juju, interruption, juju_notes=notes.track_only
+        ),
     )
+
+
+@dataclass(frozen=True)
+class _JujuNotes:
+    """What to say about ``--juju``: every note (stdout), and the track's (for the run: the
+    run notes an extrapolation itself, for whatever version it judges)."""
+
+    all: tuple[str, ...] = ()
+    track_only: tuple[str, ...] = ()
+
+
+def _juju_option(options: RunOptions) -> tuple[JujuVersion | None, _JujuNotes]:
+    """``--juju`` read once: checked always, judged where it counts (not on live, where
+    the controller's version decides): a track is its newest release, and said."""
+    juju = parse_juju_option(options.juju)
+    if options.juju is None or options.backend == "live":
+        return juju, _JujuNotes()
+    judged = judge_juju(options.juju)
+    track = (judged.track,) if judged.track else ()
+    return judged.version, _JujuNotes(judged.notes, track)
+
+
+def _say_juju(options: RunOptions, backend: str, notes: _JujuNotes) -> None:
+    if backend == "live" and options.juju:
+        print("note: --juju is ignored on live: the controller's version decides", flush=True)
+        return
+    for note in notes.all:
+        print(f"note: {note}", flush=True)
+
+
+def _model_config_set(options: RunOptions, backend: str) -> dict[str, str]:
+    """What a live run sets on the model it makes: Juju's hook settings, unless told to
+    keep the controller's model-defaults; nothing on a model it did not make."""
+    from harness.live.model_config import JUJU_DEFAULTS
+
+    if backend != "live" or options.model is not None or options.inherit_model_config:
+        return {}
+    return dict(JUJU_DEFAULTS)
+
+
+def _units_of(stack: Stack) -> dict[str, int]:
+    return {spec.app: spec.units for spec in stack.apps}
 
 
 def _disrupted_containers(run: BundleRun) -> tuple[str, ...]:
@@ -351,58 +426,38 @@ def _execute(
     stack: Stack,
     start: Callable[[Interruption], Coroutine[Any, Any, RunResult]],
 ) -> int:
-    """Run under an interruption handler; a run that stops early still leaves its bundle."""
-    from harness.common.interrupt import Interruption, RunInterrupted
+    """Run under an interruption handler; a run that stops early still leaves its bundle.
+
+    A stop is one RunInterrupted saying by which signal and during what (the cancel the
+    first signal caused is no error of its own); the handlers stay installed until the
+    folder is printed.
+    """
+    from harness.common.interrupt import Interruption
+    from harness.run.launch import write_unfinished_bundle
 
     interruption = Interruption()
-    try:
-        with interruption.installed(), _each_warning_once(SCENARIO_RUNTIME_LOGGER):
+    with interruption.installed(), _each_warning_once(SCENARIO_RUNTIME_LOGGER):
+        try:
             result = asyncio.run(start(interruption))
-    except BaseException as exc:
-        signal_name = interruption.signal_name
-        if not (folder / "bundle.json").exists():
-            _unfinished_bundle(folder, scenario, backend, stack, exc, signal_name)
-        if (folder / "bundle.json").exists():
-            print(folder, flush=True)
-        if signal_name and type(exc) is KeyboardInterrupt and not str(exc):
-            # A second signal stops at once with a bare KeyboardInterrupt: name the signal.
-            raise RunInterrupted(signal_name, "start-up (connecting and deploying)") from exc
-        raise
-    print(result.folder, flush=True)
+        except BaseException as exc:
+            stop = interruption.stop_for(exc)
+            with interruption.writing():
+                if not (folder / "bundle.json").exists():
+                    write_unfinished_bundle(folder, scenario, backend, stack, stop or exc)
+                if (folder / "bundle.json").exists():
+                    _print_folder(folder)
+            if stop is not None and stop is not exc:
+                raise stop from exc
+            raise
+        _print_folder(result.folder)
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
 
 
-def _unfinished_bundle(
-    folder: Path,
-    scenario: Scenario,
-    backend: str,
-    stack: Stack,
-    exc: BaseException,
-    signal_name: str | None = None,
-) -> None:
-    """A bundle for a run that stopped before the scenario began (connecting, deploying)."""
-    from harness.common.interrupt import describe
-    from harness.evidence.model import Evidence
-    from harness.evidence.write import write_bundle
-    from harness.run.reproduce import deploy_commands, portable_commands, user_bundle
-    from harness.run.result import one_line
-
-    interrupted = isinstance(exc, KeyboardInterrupt)
-    error = str(exc) if interrupted and str(exc) else one_line(exc)
-    if interrupted and not str(exc):
-        error = describe(signal_name or "SIGINT", "start-up (connecting and deploying)")
-    evidence = Evidence.before_the_run(
-        scenario.name,
-        "twin" if backend == "twin" else "live",
-        backend == "twin",
-        portable_commands(deploy_commands(stack), stack),
-        error,
-        disruption=scenario.disruption,
-        interrupted=interrupted,
-    )
-    # A user's bundle is named even when deploying it failed.
-    evidence = replace(evidence, bundle=user_bundle(stack, scenario.targets[0].app, None))
-    with contextlib.suppress(OSError):
-        write_bundle(evidence, folder)
+def _print_folder(folder: Path) -> None:
+    """The evidence folder, the last line; on stderr too if stdout could not take it."""
+    print(folder, flush=True)
+    lost = sys.stdout.lost if isinstance(sys.stdout, CourteousStdout) else None
+    if lost is not None:
+        print(f"repro: {lost}; the evidence is in {folder}", file=sys.stderr, flush=True)

@@ -2,7 +2,11 @@
 
 The first signal is recorded and the running task is cancelled; code that never yields to
 the event loop (the twin) stops at the runner's next checkpoint. The bundle is then written
-with the interruption in it, and the command exits 130. A second signal stops at once.
+with the interruption in it, and the command exits 130. A second signal stops at once,
+except while the evidence is being written (``writing``): it is held until the bundle is
+on disk, since stopping there would lose what the run saw. Whatever the signal interrupted
+(a cancel it caused, a bare ``KeyboardInterrupt``) is named by ``stop_for`` as the one
+``RunInterrupted`` that says during what, never as a ``CancelledError``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,11 @@ class RunInterrupted(KeyboardInterrupt):
         super().__init__(describe(signal_name, during))
 
 
+def writing(interruption: Interruption | None) -> contextlib.AbstractContextManager[None]:
+    """``interruption.writing()``, or nothing to hold when there is no interruption."""
+    return interruption.writing() if interruption is not None else contextlib.nullcontext()
+
+
 def describe(signal_name: str, during: str) -> str:
     """The one line the bundle, the report and the terminal carry."""
     return (
@@ -38,11 +47,14 @@ def describe(signal_name: str, during: str) -> str:
 
 @dataclass
 class Interruption:
-    """Whether a stop was asked for, and the task to cancel when it is."""
+    """Whether a stop was asked for, what the run is doing, and the task to cancel."""
 
     signal_name: str | None = None
+    during: str = "start-up"  # what the run is doing: the stage a stop names
     _task: asyncio.Task[Any] | None = field(default=None, repr=False)
     _loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False)
+    _writing: int = field(default=0, repr=False)
+    _held: bool = field(default=False, repr=False)  # a second signal, held while writing
 
     @property
     def requested(self) -> bool:
@@ -61,10 +73,39 @@ class Interruption:
     def request(self, signal_name: str) -> None:
         first = self.signal_name is None
         self.signal_name = self.signal_name or signal_name
-        if not first:
-            raise KeyboardInterrupt  # a second Ctrl-C: stop now; the runner still writes
+        if not first:  # a second Ctrl-C: stop now, saying during what
+            if self._writing:
+                self._held = True  # once the bundle is on disk
+                return
+            raise RunInterrupted(self.signal_name, self.during)
         if self._task is not None and self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._task.cancel)
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """While the evidence is written: a second signal is held, and stops the run when
+        the bundle is on disk. Stopping in the middle would lose what the run saw (the
+        snapshot before, the steps of the disruption) for a bundle that says "start-up"."""
+        self._writing += 1
+        try:
+            yield
+        finally:
+            self._writing -= 1
+        if not self._writing and self._held:
+            self._held = False
+            raise RunInterrupted(self.signal_name or "SIGINT", self.during)
+
+    def stop_for(self, exc: BaseException) -> RunInterrupted | None:
+        """The stop ``exc`` stands for, named with the stage: a RunInterrupted as it is, the
+        cancel a signal caused, or a bare KeyboardInterrupt (Python's own for SIGINT when
+        no signal was recorded); None for anything else."""
+        if isinstance(exc, RunInterrupted):
+            return exc
+        if isinstance(exc, KeyboardInterrupt):
+            return RunInterrupted(self.signal_name or "SIGINT", self.during)
+        if self.signal_name is not None and isinstance(exc, asyncio.CancelledError):
+            return RunInterrupted(self.signal_name, self.during)
+        return None
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[Interruption]:

@@ -33,11 +33,7 @@ from harness.common.observations import (
 )
 from harness.common.redact import REDACTED_PREFIX, looks_secret, redacted
 from harness.common.versions import CharmVersion, Versions
-from harness.evidence.model import (
-    BUNDLE_FILE,
-    SCHEMA_VERSION,
-    Evidence,
-)
+from harness.evidence.model import BUNDLE_FILE, SCHEMA_VERSION, Evidence
 from harness.evidence.user_bundle import UserBundle
 
 # --- redaction -------------------------------------------------------------------------
@@ -268,6 +264,7 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
         "backend": e.backend,
         "simulated": e.simulated,
         "juju_version": e.juju_version,
+        "juju_notes": list(e.juju_notes),
         "versions": versions_to_json(e.versions),
         "steps": [
             {"name": s.name, "start": s.start, "end": s.end, "detail": s.detail} for s in e.steps
@@ -447,6 +444,7 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         commands=tuple(raw["commands"]),
         disruption=raw.get("disruption"),
         juju_version=raw.get("juju_version"),
+        juju_notes=tuple(raw.get("juju_notes", ())),
         expected_hooks=tuple(raw.get("expected_hooks", ())),
         branch=raw.get("branch", ""),
         disruption_detail=raw.get("disruption_detail", ""),

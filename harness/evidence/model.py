@@ -47,6 +47,9 @@ class Evidence:
     commands: tuple[str, ...]
     disruption: str | None = None
     juju_version: str | None = None  # the version the catalogue was consulted for
+    # How that version was judged, where a reader must know: a track taken as a release,
+    # a Juju past the catalogue's ranges judged by extrapolation.
+    juju_notes: tuple[str, ...] = ()
     expected_hooks: tuple[str, ...] = ()  # the catalogue's required hooks, in order
     error: str | None = None  # one line when the run failed part-way
     bundle: UserBundle | None = None  # the user's Juju bundle, when the run deployed one
@@ -70,14 +73,16 @@ class Evidence:
         *,
         disruption: str | None = None,
         interrupted: bool = False,
+        steps: tuple[Step, ...] = (),
     ) -> Evidence:
-        """The evidence of a run that stopped before its scenario began (deploying)."""
+        """The evidence of a run that stopped before its scenario began (deploying), with
+        the ``steps`` the deploy finished."""
         return cls(
             scenario=scenario,
             backend=backend,
             simulated=simulated,
             versions=Versions(),
-            steps=(),
+            steps=steps,
             before=None,
             after=None,
             hooks=(),

@@ -91,6 +91,8 @@ def _summary(e: Evidence) -> list[str]:
     )
     if e.juju_version:
         juju += f"; judged against the catalogue for {e.juju_version}"
+        if e.juju_notes:
+            juju += f" ({'; '.join(e.juju_notes)})"
     disruption = e.disruption or "unknown"
     if e.disruption_detail:
         disruption += f" ({e.disruption_detail})"

@@ -56,13 +56,14 @@ OPS_LOG_FILTER = ("--include-module", OPS_LOG_MODULE, *_DATED, "--level", "DEBUG
 MAX_LINES = 10_000  # the most `--lines` Juju answers (maxInitialLines)
 
 
-def debug_log_plan() -> tuple[str, ...]:
-    """The debug-log reads of a run, as a dry run prints them."""
+def debug_log_plan(model: str) -> tuple[str, ...]:
+    """The debug-log reads of a run on ``model``, as a dry run prints them."""
+    read = ["juju", "debug-log", "-m", model]
     return (
-        shlex.join(["juju", "debug-log", "--replay", "--no-tail", *DEBUG_LOG_FILTER]),
+        shlex.join([*read, "--replay", "--no-tail", *DEBUG_LOG_FILTER]),
         "# ops' event lines, only where logging-config keeps unit DEBUG lines (Juju's "
         "default, <root>=INFO, does not), read back to the disruption's start:",
-        shlex.join(["juju", "debug-log", "--no-tail", "--lines", "N", *OPS_LOG_FILTER]),
+        shlex.join([*read, "--no-tail", "--lines", "N", *OPS_LOG_FILTER]),
     )
 
 

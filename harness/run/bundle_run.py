@@ -9,7 +9,7 @@ check.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -120,8 +120,23 @@ def prepare_run(options: RunOptions, backend: str, probe_charm: str | None) -> B
     return BundleRun(bundle, stack, scenario, metas, notes)
 
 
-def plan_lines(run: BundleRun, model: str, juju: JujuVersion | None) -> tuple[str, ...]:
-    lines = plan(run.scenario, run.stack, model=model, namespace=model, juju=juju)
+def plan_lines(
+    run: BundleRun,
+    model: str,
+    juju: JujuVersion | None,
+    *,
+    new_model: bool = False,
+    model_config: Mapping[str, str] | None = None,
+) -> tuple[str, ...]:
+    lines = plan(
+        run.scenario,
+        run.stack,
+        model=model,
+        namespace=model,
+        juju=juju,
+        new_model=new_model,
+        model_config=model_config,
+    )
     for app, meta in run.metas.items():
         if meta is not None:
             lines = (*lines[:1], f"# metadata of {app}: {meta.source}", *lines[1:])
@@ -138,8 +153,9 @@ async def start(
     backend: str,
     run: BundleRun,
     folder: Path,
-    juju: str | None,
+    juju: JujuVersion | None,
     interruption: Interruption | None = None,
+    juju_notes: Sequence[str] = (),
 ) -> RunResult:
     """Deploy the bundle (live, or the twin with its stand-ins) and run the disruption."""
     charms, ran_by = None, None
@@ -150,14 +166,14 @@ async def start(
         charms, ran_by = bundle_charms(
             run.bundle, run.stack.metas, parse_charm_sources(options.charm_source), refs
         )
-    version = JujuVersion.parse(juju) if juju else None
     return await deploy_and_run(
         options,
         backend,
         run.scenario,
         run.stack,
         folder,
-        version,
+        juju,
+        juju_notes=juju_notes,
         interruption=interruption,
         charms=charms,
         ran_by=ran_by,

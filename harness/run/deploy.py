@@ -15,9 +15,15 @@ log = logging.getLogger(__name__)
 PROBE_DATABAG_KEY = "probe-check"
 
 
-async def deploy_stack(lab: Lab, stack: Stack) -> tuple[Step, ...]:
-    """Deploy every app, relate them, settle, then write databag values and markers."""
-    steps: list[Step] = []
+async def deploy_stack(
+    lab: Lab, stack: Stack, *, kept: list[Step] | None = None
+) -> tuple[Step, ...]:
+    """Deploy every app, relate them, settle, then write databag values and markers.
+
+    Each step is added to ``kept`` (when given) as it ends, so that a deploy that fails or
+    is interrupted part-way leaves the steps it finished in the evidence.
+    """
+    steps: list[Step] = kept if kept is not None else []
     start = lab.clock.now().isoformat()
     for spec in stack.apps:
         log.info("deploying %s (%s)", spec.app, spec.charm)

@@ -3,25 +3,37 @@
 Live, it connects to (or creates) the model; on the twin, it makes the simulated lab, with
 the charm each app of a user's bundle runs. Shared by a named scenario and a user's bundle
 (``harness.run.bundle_run``), so neither needs the command line to start a run.
+
+A run that fails or is interrupted before its scenario begins (connecting, deploying)
+still leaves a bundle: the steps the deploy finished and one line saying why, or during
+what it was interrupted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.common.interrupt import Interruption, describe
+from harness.common.observations import Step
 from harness.common.versions import JujuVersion
+from harness.evidence.model import Evidence
+from harness.evidence.write import write_bundle
 from harness.run.deploy import deploy_stack
 from harness.run.options import RunOptions
-from harness.run.result import RunResult
+from harness.run.reproduce import deploy_commands, portable_commands, user_bundle
+from harness.run.result import RunResult, one_line
 from harness.run.scenario import run_scenario
 from harness.scenario.scenarios import Scenario
 from harness.scenario.stack import Stack
 
 if TYPE_CHECKING:
-    from harness.common.interrupt import Interruption
     from harness.twin.charms import CharmSource
+
+DEPLOYING = "deploying the stack"
 
 
 async def deploy_and_run(
@@ -32,49 +44,104 @@ async def deploy_and_run(
     folder: Path,
     juju: JujuVersion | None,
     *,
+    juju_notes: Sequence[str] = (),
     interruption: Interruption | None = None,
     charms: Mapping[str, CharmSource] | None = None,
     ran_by: Mapping[str, str] | None = None,
 ) -> RunResult:
-    """Deploy the stack and run the scenario. ``charms`` and ``ran_by`` (a user's bundle on
-    the twin): the charm each app runs, and what the evidence says about it."""
-    if interruption is not None:
-        interruption.attach()
-    if backend == "live":
-        from harness.live.lab import connect_lab
+    """Deploy the stack and run the scenario. ``juju`` (the twin's version) and
+    ``juju_notes``, how it was chosen, go to the evidence. ``charms`` and ``ran_by`` (a
+    user's bundle on the twin): the charm each app runs, and what the evidence says about it."""
+    if interruption is None:  # not installed: it only names the stage a stop came in
+        interruption = Interruption()
+    interruption.attach()
+    deployed: list[Step] = []
+    begun = False  # from here on the scenario run writes its own bundle
+    try:
+        if backend == "live":
+            from harness.live.lab import connect_lab
 
-        async with connect_lab(
-            options.model,
-            options.keep_model,
-            driver=options.juju_driver,
-            juju_defaults=not options.inherit_model_config,
-        ) as lab:
-            driver = getattr(lab.juju, "driver", "?")
-            print(f"model: {lab.juju.model_name} (Juju driver {driver})", flush=True)
-            what = f"bundle {stack.bundle.path.name}" if stack.bundle else "the stack"
-            print(f"deploying {what}", flush=True)
-            await deploy_stack(lab, stack)
-            return await run_scenario(lab, scenario, stack, folder, interruption=interruption)
-    from harness.twin import make_lab
+            _now_in(interruption, "connecting to the controller")
+            async with connect_lab(
+                options.model,
+                options.keep_model,
+                driver=options.juju_driver,
+                juju_defaults=not options.inherit_model_config,
+            ) as lab:
+                driver = getattr(lab.juju, "driver", "?")
+                print(f"model: {lab.juju.model_name} (Juju driver {driver})", flush=True)
+                what = f"bundle {stack.bundle.path.name}" if stack.bundle else "the stack"
+                print(f"deploying {what}", flush=True)
+                _now_in(interruption, DEPLOYING)
+                await deploy_stack(lab, stack, kept=deployed)
+                begun = True
+                return await run_scenario(lab, scenario, stack, folder, interruption=interruption)
+        from harness.twin import make_lab
 
-    version = str(juju) if juju else "3.6"
-    # A probe charm directory given on the command line is the code the twin runs.
-    given = Path(options.probe_charm) if options.probe_charm else None
-    lab = make_lab(
-        juju_version=version,
-        probe_dir=given if given and given.is_dir() else None,
-        charms=charms,
+        version = str(juju) if juju else "3.6"
+        # A probe charm directory given on the command line is the code the twin runs.
+        given = Path(options.probe_charm) if options.probe_charm else None
+        lab = make_lab(
+            juju_version=version,
+            probe_dir=given if given and given.is_dir() else None,
+            charms=charms,
+        )
+        print(f"model: {lab.juju.model_name} (SIMULATED, Juju {version})", flush=True)
+        for app, what in sorted((ran_by or {}).items()):
+            print(f"{app}: {what}", flush=True)
+        _now_in(interruption, DEPLOYING)
+        await deploy_stack(lab, stack, kept=deployed)
+        begun = True
+        return await run_scenario(
+            lab,
+            scenario,
+            stack,
+            folder,
+            juju_version=version,
+            juju_notes=juju_notes,
+            interruption=interruption,
+            ran_by=ran_by,
+        )
+    except BaseException as exc:
+        if begun:
+            raise
+        stop = interruption.stop_for(exc)
+        with interruption.writing():
+            write_unfinished_bundle(folder, scenario, backend, stack, stop or exc, deployed)
+        if stop is not None and stop is not exc:
+            raise stop from exc  # the cancel a signal caused is no error of its own
+        raise
+
+
+def _now_in(interruption: Interruption, stage: str) -> None:
+    interruption.during = stage
+
+
+def write_unfinished_bundle(
+    folder: Path,
+    scenario: Scenario,
+    backend: str,
+    stack: Stack,
+    exc: BaseException,
+    steps: Sequence[Step] = (),
+) -> None:
+    """The bundle of a run that stopped before its scenario began: the deploy's finished
+    ``steps`` and one line saying why (an interruption: by which signal, during what)."""
+    interrupted = isinstance(exc, KeyboardInterrupt)
+    error = str(exc) if interrupted and str(exc) else one_line(exc)
+    if interrupted and not str(exc):
+        error = describe("SIGINT", "start-up (connecting and deploying)")
+    evidence = Evidence.before_the_run(
+        scenario.name,
+        "twin" if backend == "twin" else "live",
+        backend == "twin",
+        portable_commands(deploy_commands(stack), stack),
+        error,
+        disruption=scenario.disruption,
+        interrupted=interrupted,
+        steps=tuple(steps),
     )
-    print(f"model: {lab.juju.model_name} (SIMULATED, Juju {version})", flush=True)
-    for app, what in sorted((ran_by or {}).items()):
-        print(f"{app}: {what}", flush=True)
-    await deploy_stack(lab, stack)
-    return await run_scenario(
-        lab,
-        scenario,
-        stack,
-        folder,
-        juju_version=version,
-        interruption=interruption,
-        ran_by=ran_by,
-    )
+    # A user's bundle is named even when deploying it failed.
+    evidence = replace(evidence, bundle=user_bundle(stack, scenario.targets[0].app, None))
+    with contextlib.suppress(OSError):
+        write_bundle(evidence, folder)

@@ -20,6 +20,7 @@ class RunOptions:
     backend: str  # as asked for: auto, live or twin
     juju: str | None
     app: str | None
+    unit: str | None  # one unit of the disrupted app (pod-delete, container-restart)
     evidence_dir: str
     model: str | None
     keep_model: bool
@@ -41,6 +42,7 @@ class RunOptions:
             backend=str(args.backend),
             juju=args.juju,
             app=args.app,
+            unit=args.unit,
             evidence_dir=str(args.evidence_dir),
             model=args.model,
             keep_model=bool(args.keep_model),

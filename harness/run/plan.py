@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+
 from harness.common.versions import JujuVersion
 from harness.run.reproduce import (
     deploy_commands,
@@ -9,7 +12,7 @@ from harness.run.reproduce import (
     local_charm,
 )
 from harness.scenario.scenarios import Scenario
-from harness.scenario.stack import Stack, WatchedPath
+from harness.scenario.stack import PROBE, PROBE_PEER, Stack, WatchedPath
 
 
 def plan(
@@ -19,18 +22,31 @@ def plan(
     model: str,
     namespace: str,
     juju: JujuVersion | None = None,
+    new_model: bool = False,
+    model_config: Mapping[str, str] | None = None,
 ) -> tuple[str, ...]:
-    """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run)."""
+    """Every step ``repro run`` takes, in order, as commands and ``#`` comments (--dry-run).
+
+    Every ``juju`` command names ``model`` (``-m``): copied into a terminal, none acts on
+    the model ``juju switch`` last chose. ``new_model``: the run makes it (``add-model``),
+    then sets ``model_config`` there.
+    """
     from harness.live.juju_cli import debug_log_plan
     from harness.observe.settle import HOOKS_TIMEOUT, QUIET_FOR
 
     affected = sorted({t.app for t in scenario.targets})
     lines = [f"# model {model} (Kubernetes namespace {namespace})"]
+    if new_model:
+        lines.append(f"juju add-model {model} --no-switch")
+    if model_config:
+        settings = " ".join(f"{key}={value}" for key, value in model_config.items())
+        lines.append(f"juju model-config -m {model} {settings}")
     if stack.bundle is not None:
         lines += bundle_plan_notes(stack)
     else:
         lines.append("# deploy the stack")
-    lines += deploy_commands(stack, juju, as_bundle=False)
+    lines += _missing_charm_notes(stack)
+    lines += deploy_commands(stack, juju, as_bundle=False, model=model)
     lines += [
         f"# wait until settled: {', '.join(stack.app_names)} active and idle",
         *_marking_notes(stack),
@@ -38,6 +54,7 @@ def plan(
         "# snapshot before: pods, watched files, relation data, statuses"
         + (", probe journal" if stack.has_probe else ""),
         f"# disrupt: {scenario.disruption}",
+        *_pods_that_go(scenario, stack),
         *disruption_commands(scenario, model, namespace, local_charm(scenario, stack)),
         f"# wait until settled: each disrupted {', '.join(affected)} unit shows a new"
         " incarnation (new pod uid, restart count or agent start) and runs the catalogue's"
@@ -45,9 +62,53 @@ def plan(
         f" Ready, agents idle, no new hook line for {QUIET_FOR:.0f}s",
         "# snapshot after: pods, watched files, relation data, statuses"
         + (", probe journal" if stack.has_probe else ""),
-        *debug_log_plan(),
+        *debug_log_plan(model),
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
     ]
+    return tuple(lines)
+
+
+PACK_THE_PROBE = (
+    "pack the probe in a clone of this repository, (cd charms/probe && charmcraft pack), "
+    "and pass --probe-charm PATH"
+)
+
+
+def _missing_charm_notes(stack: Stack) -> tuple[str, ...]:
+    """A local charm the plan deploys that is not there (the probe, outside a clone)."""
+    notes: list[str] = []
+    for spec in stack.apps:
+        if not ("/" in spec.charm or spec.charm.endswith(".charm")):
+            continue  # from Charmhub
+        if Path(spec.charm).exists():
+            continue
+        fix = PACK_THE_PROBE if spec.app in (PROBE, PROBE_PEER) else "check the path"
+        note = f"# note: {spec.charm} does not exist in {Path.cwd()}: {fix}"
+        if note not in notes:
+            notes.append(note)
+    return tuple(notes)
+
+
+def _pods_that_go(scenario: Scenario, stack: Stack) -> tuple[str, ...]:
+    """pod-delete: the pods each target loses, by name (a fresh deploy numbers units from
+    0, and a unit's pod is named after it)."""
+    from harness.disrupt.steps import pod_name
+
+    if scenario.disruption != "pod-delete":
+        return ()
+    counts = {spec.app: spec.units for spec in stack.apps}
+    lines = []
+    for target in scenario.targets:
+        if target.units:
+            pods = ", ".join(pod_name(u) for u in target.units)
+            lines.append(f"# pods that go: {pods} ({', '.join(target.units)})")
+            continue
+        count = counts.get(target.app, 1)
+        pods = ", ".join(pod_name(f"{target.app}/{n}") for n in range(count))
+        why = f"every unit of {target.app}"
+        if count > 1:
+            why += f", deleted together; --unit {target.app}/N deletes one"
+        lines.append(f"# pods that go: {pods} ({why})")
     return tuple(lines)
 
 

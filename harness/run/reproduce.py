@@ -19,14 +19,19 @@ from harness.scenario.stack import Stack, WatchedPath
 
 
 def deploy_commands(
-    stack: Stack, juju: JujuVersion | None = None, *, as_bundle: bool = True
+    stack: Stack,
+    juju: JujuVersion | None = None,
+    *,
+    as_bundle: bool = True,
+    model: str | None = None,
 ) -> tuple[str, ...]:
     """``juju deploy``/``juju integrate`` for the stack (``relate`` before Juju 3).
 
     A stack built from a user's bundle is given as ``juju deploy`` of that bundle file, then
     the apps and relations the harness adds (the probe observer); with ``as_bundle=False``,
-    app by app, as the harness deploys it.
+    app by app, as the harness deploys it. With ``model``, each command names it (``-m``).
     """
+    on = ["-m", model] if model else []
     lines = []
     bundled: set[str] = set()
     relations = stack.relations
@@ -38,7 +43,7 @@ def deploy_commands(
     for spec in stack.apps:
         if spec.app in bundled:
             continue
-        parts = ["juju", "deploy", spec.charm, spec.app]
+        parts = ["juju", "deploy", *on, spec.charm, spec.app]
         if spec.channel:
             parts += ["--channel", spec.channel]
         if spec.revision is not None:
@@ -59,7 +64,7 @@ def deploy_commands(
             parts += ["--resource", f"{key}={value}"]
         lines.append(" ".join(parts))
     verb = "relate" if juju is not None and juju.major < 3 else "integrate"
-    lines += [f"juju {verb} {a} {b}" for a, b in relations]
+    lines += [" ".join(["juju", verb, *on, a, b]) for a, b in relations]
     return tuple(lines)
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.common.errors import HarnessError
 from harness.common.findings import Finding
-from harness.common.interrupt import Interruption, RunInterrupted, describe
+from harness.common.interrupt import Interruption, RunInterrupted, describe, writing
 from harness.common.observations import HookRecord, Snapshot, Step
 from harness.common.times import duration, format_duration
 from harness.common.versions import JujuVersion, Versions
@@ -57,6 +57,7 @@ class _Gathered:
     lab: Lab
     versions: Versions = field(default_factory=Versions)
     juju: str | None = None
+    juju_notes: tuple[str, ...] = ()  # how ``juju`` was judged (a track, an extrapolation)
     expectation: Expectation | None = None
     branch: str = ""
     steps: list[Step] = field(default_factory=list)
@@ -83,7 +84,13 @@ class _Gathered:
         """Start a stage; a stop asked for during the last one ends the run here."""
         if self.interruption is not None:
             self.interruption.check(self.stage)
+        self.now_in(stage)
+
+    def now_in(self, stage: str) -> None:
+        """What the run is doing, for the evidence and for a signal that stops it at once."""
         self.stage = stage
+        if self.interruption is not None:
+            self.interruption.during = stage
 
     @contextlib.contextmanager
     def timed_stage(
@@ -131,6 +138,7 @@ class _Gathered:
             commands=self.commands,
             disruption=self.scenario.disruption,
             juju_version=self.juju,
+            juju_notes=self.juju_notes,
             expected_hooks=expected,
             branch=self.branch,
             disruption_detail=_detail(self.scenario),
@@ -205,6 +213,7 @@ async def run_scenario(
     evidence_dir: Path | str,
     *,
     juju_version: str | None = None,
+    juju_notes: Sequence[str] = (),
     progress: Progress = print,
     ran_by: Mapping[str, str] | None = None,
     interruption: Interruption | None = None,
@@ -212,8 +221,10 @@ async def run_scenario(
     """Run ``scenario`` on a deployed ``stack`` and write its bundle into ``evidence_dir``.
 
     ``juju_version`` overrides the detected version for the catalogue (the twin's simulated
-    version). The bundle is written even when a step raises; the exception is re-raised.
-    An ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
+    version); ``juju_notes`` say how it was chosen (a track taken as its newest release),
+    and the run adds its own when the catalogue extrapolates to the version it judges.
+    The bundle is written even when a step raises; the exception is re-raised. An
+    ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
     so and RunInterrupted is raised. A folder that cannot be written gives way to a fallback
     folder, named in the progress and in ``RunResult.folder``.
     """
@@ -226,7 +237,10 @@ async def run_scenario(
         bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
         interruption=interruption,
     )
+    if interruption is not None:  # a stop asked for as the deploy ended names the deploy
+        got.stage = interruption.during
     try:
+        got.juju_notes = tuple(juju_notes)
         await _run(got, lab, scenario, stack, juju_version, progress)
         got.enter("writing the evidence")
     except BaseException as exc:
@@ -239,7 +253,8 @@ async def run_scenario(
         stop = None
         if not (interrupted or stopping):
             stop = await _hooks_after_failure(got, lab, progress)
-        written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
+        with writing(interruption):
+            written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
         progress(f"the run stopped early ({error}); evidence so far: {written}")
         if stop is not None:  # Ctrl-C while reading them: the bundle is written; stop now
             signal_name = interruption.signal_name if interruption else None
@@ -251,7 +266,8 @@ async def run_scenario(
             raise RunInterrupted(signal_name or type(exc).__name__, got.during(exc)) from exc
         raise
     evidence = got.evidence()
-    return RunResult(evidence, _write(evidence, folder, progress))
+    with writing(interruption):
+        return RunResult(evidence, _write(evidence, folder, progress))
 
 
 HOOKS_AFTER_FAILURE_TIMEOUT = 120.0
@@ -270,7 +286,7 @@ async def _hooks_after_failure(
     """
     if got.window_start is None or got.hooks:
         return None
-    got.stage = "collecting hooks after the failure"
+    got.now_in("collecting hooks after the failure")
     bound = f"{HOOKS_AFTER_FAILURE_TIMEOUT:g} s"
     progress(f"collecting hooks after the failure (debug-log, at most {bound})")
     start = _now(lab)
@@ -316,6 +332,7 @@ async def _run(
     progress: Progress,
 ) -> None:
     from harness.catalogue import load
+    from harness.catalogue.judged import extrapolated
     from harness.disrupt import get
     from harness.disrupt.steps import keeping_steps
     from harness.observe.settle import wait_settled
@@ -331,6 +348,9 @@ async def _run(
         got.versions = await _versions(lab)
         got.juju = _pick_juju(got.versions, juju_version)
         juju = JujuVersion.parse(got.juju)
+        extrapolation = extrapolated(juju, load())
+        if extrapolation:
+            got.juju_notes = (*got.juju_notes, extrapolation)
         # Commands a reader can paste: no path of this machine; and for the twin, nothing
         # aimed at a model or namespace that existed only in the simulation.
         disruption_lines: tuple[str, ...] = ()

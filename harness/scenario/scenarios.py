@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from harness.catalogue.names import NAMES
-from harness.common.errors import unknown
+from harness.common.errors import HarnessError, UnknownName, choose_one_of
 from harness.scenario.stack import PROBE, ROUTER
 
 
@@ -116,4 +118,47 @@ def scenario(name: str) -> Scenario:
     derived = disruption_scenario(name)
     if derived is not None:
         return derived
-    raise unknown("scenario or disruption", name, (*NAMES, *(s.name for s in SCENARIOS)))
+    raise UnknownName(
+        f"unknown scenario or disruption {name!r}",
+        choose_one_of(name, (*NAMES, *(s.name for s in SCENARIOS))) + "; `repro list` names them",
+    )
+
+
+# Disruptions that act on units one by one, so one unit of a scaled app can be chosen.
+PER_UNIT = ("pod-delete", "container-restart")
+_UNIT = re.compile(r"([a-z][a-z0-9-]*)/([0-9]+)")
+
+
+def one_unit(
+    scenario: Scenario, unit: str, units_of: Mapping[str, int], app: str | None = None
+) -> Scenario:
+    """``scenario`` with the target of ``unit``'s application narrowed to that unit (the
+    other targets as they were); ``units_of``: each application's unit count as deployed.
+    Whatever cannot be chosen is refused in one line, before anything is deployed."""
+    if scenario.disruption not in PER_UNIT:
+        raise HarnessError(
+            f"--unit applies to {' and '.join(PER_UNIT)}: {scenario.disruption} acts on "
+            "every unit of an application",
+            "leave --unit out",
+        )
+    found = _UNIT.fullmatch(unit)
+    if found is None:
+        raise HarnessError(f"--unit {unit!r} is not a unit name", "give APP/N, e.g. probe/0")
+    name, number = found.group(1), int(found.group(2))
+    if app is not None and name != app:
+        raise HarnessError(f"--unit {unit} is not of --app {app}", f"give {app}/N")
+    disrupted = sorted({t.app for t in scenario.targets})
+    if name not in disrupted:
+        raise UnknownName(
+            f"--unit {unit}: {scenario.name} does not disrupt {name}",
+            f"give a unit of {' or '.join(disrupted)}, or pass --app {name}",
+        )
+    count = units_of.get(name, 1)
+    if number >= count:
+        raise UnknownName(
+            f"no unit {unit}: {name} is deployed with {count} unit"
+            f"{'' if count == 1 else 's'} ({name}/0 to {name}/{count - 1})",
+            "give one of them, or scale the application in the bundle",
+        )
+    targets = tuple(replace(t, units=(unit,)) if t.app == name else t for t in scenario.targets)
+    return replace(scenario, targets=targets)

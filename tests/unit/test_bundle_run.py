@@ -57,10 +57,11 @@ def forbid_deploying(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     import harness.live.drivers
 
+    monkeypatch.chdir(tmp_path)  # where no probe charm is packed
     asked = charmhub(monkeypatch)
     forbid_deploying(monkeypatch)
     monkeypatch.setattr(harness.live.drivers, "client_version", lambda: "3.6.1-genericlinux-amd64")
@@ -90,17 +91,20 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "pgbouncer-k8s, postgresql-k8s",
         "# add the probe observer (probe, probe-peer): its own apps, related only to each "
         "other, disrupted alongside",
-        "juju deploy pgbouncer-k8s pgbouncer-k8s --channel edge --revision 5 "
+        f"# note: ./charms/probe/probe_amd64.charm does not exist in {tmp_path}: pack the "
+        "probe in a clone of this repository, (cd charms/probe && charmcraft pack), and pass "
+        "--probe-charm PATH",
+        "juju deploy -m bug pgbouncer-k8s pgbouncer-k8s --channel edge --revision 5 "
         "--constraints arch=amd64 --resource pgbouncer-image=2",
-        "juju deploy postgresql-k8s postgresql-k8s --channel edge --revision 19 --trust "
+        "juju deploy -m bug postgresql-k8s postgresql-k8s --channel edge --revision 19 --trust "
         "--constraints arch=amd64 --storage pgdata=kubernetes,1,1024 "
         "--resource postgresql-image=18",
-        "juju deploy ./charms/probe/probe_amd64.charm probe "
+        "juju deploy -m bug ./charms/probe/probe_amd64.charm probe "
         "--resource workload-image=ubuntu/nginx:1.24-24.04_beta",
-        "juju deploy ./charms/probe/probe_amd64.charm probe-peer "
+        "juju deploy -m bug ./charms/probe/probe_amd64.charm probe-peer "
         "--resource workload-image=ubuntu/nginx:1.24-24.04_beta",
-        "juju integrate pgbouncer-k8s:backend-database postgresql-k8s:database",
-        "juju integrate probe:probe-provider probe-peer:probe-requirer",
+        "juju integrate -m bug pgbouncer-k8s:backend-database postgresql-k8s:database",
+        "juju integrate -m bug probe:probe-provider probe-peer:probe-requirer",
         "# wait until settled: pgbouncer-k8s, postgresql-k8s, probe, probe-peer active and idle",
         "# write the probe markers and databag values (actions write-marker, set-databag)",
         f"# write a marker into postgresql-k8s postgresql:{MARK} (kubectl exec)",
@@ -112,6 +116,8 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         "pgbouncer-k8s:backend-database postgresql-k8s:database",
         "# snapshot before: pods, watched files, relation data, statuses, probe journal",
         "# disrupt: pod-delete",
+        "# pods that go: postgresql-k8s-0 (every unit of postgresql-k8s)",
+        "# pods that go: probe-0 (every unit of probe)",
         "kubectl -n bug delete pod -l app.kubernetes.io/name=postgresql-k8s",
         "kubectl -n bug wait pod -l app.kubernetes.io/name=postgresql-k8s "
         "--for=condition=Ready --timeout=900s",
@@ -123,12 +129,13 @@ def test_live_dry_run_prints_the_exact_plan_for_a_postgresql_bundle(
         " (missing after 600s: reported, not awaited), then pods Ready, agents idle, no new"
         " hook line for 20s",
         "# snapshot after: pods, watched files, relation data, statuses, probe journal",
-        "juju debug-log --replay --no-tail --include-module juju.worker.uniter "
+        "juju debug-log -m bug --replay --no-tail --include-module juju.worker.uniter "
         "--include-module juju.worker.caasoperator --include-module juju.cmd "
         "--date --utc --ms --level INFO",
         "# ops' event lines, only where logging-config keeps unit DEBUG lines (Juju's "
         "default, <root>=INFO, does not), read back to the disruption's start:",
-        "juju debug-log --no-tail --lines N --include-module unit --date --utc --ms --level DEBUG",
+        "juju debug-log -m bug --no-tail --lines N --include-module unit --date --utc --ms "
+        "--level DEBUG",
         "# judge against the catalogue and write bundle.json, report.md, timeline.svg",
         "# the catalogue expects on Juju 3.6: stop, upgrade-charm, config-changed, start, "
         "postgresql-pebble-ready",  # its container, from the charm's metadata
@@ -264,7 +271,7 @@ def test_twin_run_writes_a_complete_simulated_bundle(
 ) -> None:
     code, out, err = repro(
         capsys, "run", "pod-delete", "--bundle", str(BUNDLE), "--app", "postgresql-k8s",
-        "--backend", "twin", "--dry-run", "--evidence-dir", str(tmp_path),
+        "--backend", "twin", "--evidence-dir", str(tmp_path),
         "--mark", f"postgresql-k8s:postgresql:{MARK}",
     )  # fmt: skip
 
@@ -312,6 +319,28 @@ def test_twin_run_writes_a_complete_simulated_bundle(
     }
 
 
+@pytest.mark.parametrize("bundle", [True, False], ids=["with-bundle", "default-stack"])
+def test_a_twin_dry_run_prints_the_plan_and_touches_nothing(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    bundle: bool,
+) -> None:
+    # One meaning of --dry-run, the one its help gives, on either backend and either stack.
+    forbid_deploying(monkeypatch)
+    evidence_dir = tmp_path / "ev"
+    what = ["--bundle", str(BUNDLE), "--app", "postgresql-k8s"] if bundle else []
+    code, out, err = repro(
+        capsys, "run", "pod-delete", *what, "--backend", "twin", "--dry-run",
+        "--evidence-dir", str(evidence_dir),
+    )  # fmt: skip
+
+    assert code == 0, err
+    assert "kubectl -n repro-pod-delete delete pod" in out  # the plan
+    assert not evidence_dir.exists()
+    assert "SIMULATED plan" not in out
+
+
 def test_twin_run_without_the_probe_says_so(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -343,7 +372,7 @@ def test_a_disruption_name_runs_on_the_default_stack(
 
     assert code == 0, err
     assert "kubectl -n repro-pod-delete delete pod mysql-router-k8s-0" in out
-    assert "juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust" in out
+    assert "juju deploy -m repro-pod-delete mysql-k8s mysql-k8s --channel 8.0/edge --trust" in out
 
 
 def test_list_shows_disruptions_and_named_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
@@ -417,7 +446,7 @@ def test_live_run_deploys_the_bundles_apps_as_written_then_disrupts_its_app(
     ) -> Any:
         yield lab
 
-    async def deploy_stack(got: Any, stack: Any) -> None:
+    async def deploy_stack(got: Any, stack: Any, **kw: Any) -> None:
         seen["apps"], seen["relations"] = stack.apps, stack.relations
 
     async def run_scenario(got: Any, scenario: Any, stack: Any, folder: Path, **kw: Any) -> Any:
@@ -487,7 +516,8 @@ def test_a_bare_relation_is_completed_from_the_metadata_or_refused(
         "--backend", "live", "--dry-run", "--no-probe",
     )  # fmt: skip
     assert code == 0, err
-    assert "juju integrate pgbouncer-k8s:backend-database postgresql-k8s:database" in out
+    integrate = "juju integrate -m repro-pod-delete"
+    assert f"{integrate} pgbouncer-k8s:backend-database postgresql-k8s:database" in out
 
     # postgresql-k8s:db provides pgsql; pgbouncer-k8s only provides pgsql too: no fit.
     ambiguous = write(
@@ -567,3 +597,103 @@ def test_a_scale_the_twin_cannot_hold_is_one_line_before_anything_is_deployed(
     assert "postgresql-k8s has scale 100000000" in line
     assert "the twin simulates at most 100 units" in line
     assert not (tmp_path / "ev").exists()
+
+
+# --- one unit of a scaled application (--unit) ---------------------------------------------
+
+
+def two_postgresql_units(tmp_path: Path) -> Path:
+    text = BUNDLE.read_text()
+    scaled = text.replace(
+        "      postgresql-image: 18\n    scale: 1", "      postgresql-image: 18\n    scale: 2"
+    )
+    assert scaled != text
+    return write(tmp_path, scaled)
+
+
+def test_the_plan_says_which_pods_go_and_unit_chooses_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    charmhub(monkeypatch)
+    forbid_deploying(monkeypatch)
+    bundle = two_postgresql_units(tmp_path)
+    argv = [
+        "run", "pod-delete", "--bundle", str(bundle), "--app", "postgresql-k8s",
+        "--backend", "live", "--dry-run", "--no-probe", "--model", "bug",
+    ]  # fmt: skip
+
+    code, every, err = repro(capsys, *argv)
+    assert code == 0, err
+    assert (
+        "# pods that go: postgresql-k8s-0, postgresql-k8s-1 (every unit of postgresql-k8s, "
+        "deleted together; --unit postgresql-k8s/N deletes one)"
+    ) in every.splitlines()
+
+    code, one, err = repro(capsys, *argv, "--unit", "postgresql-k8s/1")
+    assert code == 0, err
+    lines = one.splitlines()
+    assert "# pods that go: postgresql-k8s-1 (postgresql-k8s/1)" in lines
+    assert "kubectl -n bug delete pod postgresql-k8s-1" in lines
+    assert not any("delete pod" in line and "postgresql-k8s-0" in line for line in lines)
+    assert not any("-l app.kubernetes.io/name=postgresql-k8s" in line for line in lines)
+
+
+def test_unit_deletes_one_pod_on_the_twin(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bundle = two_postgresql_units(tmp_path)
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(bundle), "--app", "postgresql-k8s",
+        "--unit", "postgresql-k8s/1", "--backend", "twin", "--no-probe",
+        "--evidence-dir", str(tmp_path / "ev"),
+    )  # fmt: skip
+
+    assert code in (0, 1), err
+    evidence = read_bundle(Path(out.splitlines()[-1]))
+    deleted = [s.name for s in evidence.steps if s.name.startswith("delete pod")]
+    assert deleted == ["delete pod postgresql-k8s-1"]
+    assert evidence.before is not None
+    assert evidence.after is not None
+    uid = {p.unit: p.uid for p in evidence.before.pods}
+    after = {p.unit: p.uid for p in evidence.after.pods}
+    assert after["postgresql-k8s/0"] == uid["postgresql-k8s/0"]  # the other pod stayed
+    assert after["postgresql-k8s/1"] != uid["postgresql-k8s/1"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (("--unit", "postgresql-k8s/7"), "no unit postgresql-k8s/7"),
+        (("--unit", "postgresql-k8s"), "not a unit name"),
+        (("--unit", "pgbouncer-k8s/0"), "--unit pgbouncer-k8s/0 is not of --app postgresql-k8s"),
+    ],
+)
+def test_a_unit_that_cannot_be_chosen_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    extra: tuple[str, ...],
+    words: str,
+) -> None:
+    charmhub(monkeypatch)
+    forbid_deploying(monkeypatch)
+    code, _, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(two_postgresql_units(tmp_path)),
+        "--app", "postgresql-k8s", "--backend", "twin", "--no-probe",
+        "--evidence-dir", str(tmp_path / "ev"), *extra,
+    )  # fmt: skip
+
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert words in err
+    assert not (tmp_path / "ev").exists()
+
+
+def test_unit_is_for_disruptions_of_one_unit(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = repro(
+        capsys, "run", "lp2021891-node-restart", "--unit", "probe/0", "--backend", "twin",
+        "--dry-run",
+    )  # fmt: skip
+
+    assert code == 2
+    assert "--unit applies to pod-delete and container-restart" in err

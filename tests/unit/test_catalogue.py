@@ -541,8 +541,10 @@ def test_the_module_examples_hold() -> None:
     import doctest
 
     import harness.catalogue
+    import harness.catalogue.judged
 
     assert doctest.testmod(harness.catalogue).failed == 0
+    assert doctest.testmod(harness.catalogue.judged).failed == 0
 
 
 # What Juju 4.0 is documented to change for charms (juju/juju

@@ -223,6 +223,36 @@ def test_a_mistyped_name_gets_the_name_it_resembles(
     assert_one_line_error(code, err, f"did you mean {meant}?")
 
 
+@pytest.mark.parametrize(("command", "metavar"), [("run", "SCENARIO"), ("predict", "DISRUPTION")])
+def test_the_name_a_command_takes_is_explained_in_its_help(
+    capsys: pytest.CaptureFixture[str], command: str, metavar: str
+) -> None:
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    out = capsys.readouterr().out
+
+    usage, rest = out.split("positional arguments:", 1)
+    assert metavar in usage.split()
+    positional = rest.split("options:", 1)[0]
+    explained = " ".join(positional.split())
+    assert explained.startswith(metavar + " ")  # named, and said what it is
+    assert "repro list" in explained
+
+
+def test_an_unknown_disruption_is_offered_only_what_repro_list_shows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, listed, _ = repro(capsys, "list")
+    code, _, err = repro(capsys, "predict", "nosuch", "--juju", "3.6")
+
+    assert_one_line_error(code, err, "unknown disruption 'nosuch'", "repro list")
+    offered = err.split("choose one of: ", 1)[1].split(";")[0].split(")")[0].split(", ")
+    assert offered == list(NAMES)
+    assert all(f"  {name} " in listed for name in offered)
+    assert "deploy" not in offered
+    assert "integrate" not in offered
+
+
 @pytest.mark.parametrize(
     ("name", "fix"),
     [
@@ -761,13 +791,59 @@ def test_run_dry_run_prints_the_plan_and_touches_nothing(
     lines = out.splitlines()
     assert lines[0] == "backend: live (dry run: nothing is touched)"
     deploy = lines.index(
-        "juju deploy mysql-router-k8s mysql-router-k8s --channel 8.0/edge --trust"
+        "juju deploy -m bug mysql-router-k8s mysql-router-k8s --channel 8.0/edge --trust"
     )
     delete = next(
         i for i, line in enumerate(lines) if line.startswith("kubectl -n bug delete pod")
     )
     assert deploy < delete
     assert not (tmp_path / "ev").exists()
+
+
+PROBE_IN_A_CLONE = "./charms/probe/probe_amd64.charm"
+
+
+@pytest.mark.parametrize("model", [None, "bug"])
+def test_a_live_plan_makes_its_model_and_names_it_in_every_juju_command(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    model: str | None,
+) -> None:
+    # Copied line by line into a terminal, the plan must act on its own model, never on
+    # the one `juju switch` last chose; and it is read outside the clone too.
+    monkeypatch.setattr(launch, "deploy_and_run", None)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = repro(
+        capsys, "run", "lp2021891-pod-delete", "--backend", "live", "--dry-run",
+        *(["--model", model] if model else []),
+    )  # fmt: skip
+
+    assert code == 0
+    name = model or "repro-lp2021891-pod-delete"
+    lines = out.splitlines()
+    commands = [line for line in lines if line.startswith("juju ")]
+    first_deploy = next(i for i, line in enumerate(lines) if line.startswith("juju deploy"))
+    if model is None:  # the harness makes it, with Juju's hook settings
+        assert commands[:2] == [
+            f"juju add-model {name} --no-switch",
+            f"juju model-config -m {name} automatically-retry-hooks=true "
+            "update-status-hook-interval=5m",
+        ]
+        assert lines.index(commands[1]) < first_deploy
+    else:  # an existing model is used as it is
+        assert not any(c.startswith(("juju add-model", "juju model-config")) for c in commands)
+    for command in commands:
+        if not command.startswith("juju add-model"):
+            assert command.split()[2:4] == ["-m", name], command
+    # The probe it names is where a clone has it once packed; here there is none.
+    assert f"juju deploy -m {name} {PROBE_IN_A_CLONE} probe" in out
+    missing = [line for line in lines if line.startswith("# note:") and PROBE_IN_A_CLONE in line]
+    assert missing == [
+        f"# note: {PROBE_IN_A_CLONE} does not exist in {tmp_path}: pack the probe in a clone "
+        "of this repository, (cd charms/probe && charmcraft pack), and pass --probe-charm PATH"
+    ]
+    assert lines.index(missing[0]) < first_deploy
 
 
 @pytest.mark.parametrize("inherit", [False, True])
@@ -1111,7 +1187,7 @@ def test_run_live_connects_deploys_and_runs(
         calls.append(("connect", model, keep, driver, juju_defaults))
         yield lab
 
-    async def deploy_stack(got: Any, stack: Any) -> None:
+    async def deploy_stack(got: Any, stack: Any, **kw: Any) -> None:
         calls.append(("deploy", got is lab, stack.apps[2].charm))
 
     async def run_scenario(got: Any, scenario: Any, stack: Any, folder: Path, **kw: Any) -> Any:
@@ -1169,7 +1245,7 @@ def test_dry_run_plans_every_scenario(
     read_log = next(i for i, line in enumerate(lines) if line.startswith("juju debug-log"))
     commands = [line for line in lines[disrupt + 1 : read_log] if not line.startswith("#")]
     assert commands  # the disruption's own commands, between the snapshots
-    assert "juju relate probe:database mysql-router-k8s:database" in lines
+    assert f"juju relate -m repro-{name} probe:database mysql-router-k8s:database" in lines
 
 
 def test_timeline_json_keeps_awkward_error_text_exact(

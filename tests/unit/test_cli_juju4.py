@@ -61,7 +61,7 @@ def test_a_40_client_gets_the_40_plan(
         "Juju driver jubilant (covers Juju 3.x and 4.x)"
     )
     assert any("show-unit shows each unit's own application databag" in line for line in lines)
-    assert "juju integrate probe:database mysql-router-k8s:database" in lines
+    assert "juju integrate -m bug probe:database mysql-router-k8s:database" in lines
     # The catalogue's 4.0 entry: no leader-settings-changed on 4.0 (juju PR 21226).
     expected = next(line for line in lines if line.startswith("# the catalogue expects on Juju"))
     assert expected.startswith("# the catalogue expects on Juju 4.0: ")

@@ -7,6 +7,7 @@ in the matrix; Ctrl-C at start-up is one line.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -509,6 +510,60 @@ def test_a_juju_past_the_catalogue_says_it_is_extrapolated(
 
     _, known, _ = repro(capsys, "run", SCENARIO, "--backend", "twin", "--juju", "3.6", "--dry-run")
     assert "extrapolation" not in known
+
+
+EXTRAPOLATED = (
+    "the catalogue's ranges name Juju 2.x, 3.x, 4.x only; Juju {} is judged by its newest "
+    "range (4.0 and later): an extrapolation"
+)
+TRACK_29 = (
+    "Juju 2.9 is a track: taken as its newest release (what the snap channel 2.9/stable "
+    "installs), judged as 2.9.43: the catalogue judges every 2.9 release from 2.9.43 on alike"
+)
+
+
+@pytest.mark.parametrize(
+    ("given", "judged", "note"),
+    [("9.9", "9.9.0", EXTRAPOLATED.format("9.9.0")), ("2.9", "2.9.43", TRACK_29)],
+)
+def test_how_a_juju_was_judged_is_in_the_report_and_the_bundle(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, given: str, judged: str, note: str
+) -> None:
+    code, out, _ = repro(
+        capsys, "run", SCENARIO, "--backend", "twin", "--juju", given,
+        "--evidence-dir", str(tmp_path),
+    )  # fmt: skip
+
+    assert code in (0, 1)
+    folder = Path(out.strip().splitlines()[-1])
+    raw = json.loads((folder / "bundle.json").read_text("utf-8"))
+    assert raw["juju_version"] == judged
+    assert raw["juju_notes"] == [note]
+    assert read_bundle(folder).juju_notes == (note,)
+    report = (folder / "report.md").read_text("utf-8")
+    assert f"judged against the catalogue for {judged} ({note})" in report
+    assert f"--juju {judged}" in report  # the command to reproduce names the release
+
+
+def test_predict_says_how_it_judged_the_juju_asked_for(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = repro(capsys, "predict", "pod-delete", "--juju", "9.9")
+    assert code == 0
+    assert out.splitlines()[0] == "note: " + EXTRAPOLATED.format("9.9")
+
+    code, out, _ = repro(capsys, "predict", "pod-delete", "--juju", "9.9", "--format", "json")
+    assert json.loads(out)["juju_notes"] == [EXTRAPOLATED.format("9.9")]
+
+    # A bare track is its newest release, as a snap channel is, not its .0.
+    _, track, _ = repro(capsys, "predict", "pod-delete", "--juju", "2.9")
+    _, newest, _ = repro(capsys, "predict", "pod-delete", "--juju", "2.9.43")
+    _, first, _ = repro(capsys, "predict", "pod-delete", "--juju", "2.9.0")
+    assert track.splitlines()[0] == "note: " + TRACK_29
+    assert track.splitlines()[1:] == newest.splitlines()
+    assert first != newest  # 2.9.0 is before the 2.9.4 change, and still asked for so
+    _, plain, _ = repro(capsys, "predict", "pod-delete", "--juju", "3.6", "--format", "json")
+    assert "juju_notes" not in json.loads(plain)
 
 
 def test_the_juju_2_warning_of_ops_scenario_is_shown_once_per_run(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ PACKAGE = ROOT / "harness"
 LAYERS = (
     "checks charm_suite pytest_plugin",
     "cli",
+    "reference",
     "suite",
     "run",
     "twin",

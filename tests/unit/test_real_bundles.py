@@ -85,7 +85,8 @@ def test_kubeflow_keys_juju_does_not_know_are_ignored_as_juju_does_and_said(
     assert (
         "# note: _github_repo_branch (in admission-webhook, argo-controller, dex-auth and " in out
     )
-    assert "juju deploy istio-gateway istio-ingressgateway --channel 1.28/stable --trust" in out
+    deploy = "juju deploy -m repro-pod-delete istio-gateway istio-ingressgateway"
+    assert f"{deploy} --channel 1.28/stable --trust" in out
     assert "--config kind=ingress" in out
 
 
@@ -94,7 +95,7 @@ def test_iam_series_is_deployed_as_the_base_juju_36_gives_it(
 ) -> None:
     out = live_plan(capsys, monkeypatch, "iam/bundle.yaml", "hydra")
     deploys = {
-        line.split()[3]: line for line in out.splitlines() if line.startswith("juju deploy")
+        line.split()[5]: line for line in out.splitlines() if line.startswith("juju deploy")
     }
     assert "--base ubuntu@22.04" in deploys["hydra"]
     assert "--base ubuntu@20.04" in deploys["traefik-public"]
@@ -192,7 +193,7 @@ def test_cos_lite_with_its_overlays_in_one_file_is_merged_as_juju_merges_them(
     assert "prometheus: offers not applied (the harness makes no offers)" in bundle.notes
     out = live_plan(capsys, monkeypatch, path, "loki")
     assert (
-        "juju deploy loki-k8s loki --channel edge --trust --storage "
+        "juju deploy -m repro-pod-delete loki-k8s loki --channel edge --trust --storage "
         "active-index-directory=kubernetes,2G,1 --storage loki-chunks=kubernetes,10G,1"
     ) in out
     assert "# note: grafana: offers not applied (the harness makes no offers)" in out
@@ -341,7 +342,8 @@ def test_cos_lite_with_overlay_files_as_its_readme_deploys_it(
         "--no-probe",
     )  # fmt: skip
     assert code == 0, err
-    assert "juju deploy grafana-k8s grafana --channel edge --trust --storage database=" in out
+    deploy = "juju deploy -m repro-pod-delete grafana-k8s grafana"
+    assert f"{deploy} --channel edge --trust --storage database=" in out
     assert "as `juju deploy ./bundle.yaml --trust --overlay ./storage-small-overlay.yaml`" in out
 
 

@@ -26,7 +26,7 @@ import pytest
 from harness.common.errors import HarnessError, WaitTimeout
 from harness.common.findings import Finding
 from harness.common.observations import JournalEntry, Snapshot, Step, UnitStatus
-from harness.common.versions import Versions
+from harness.common.versions import JujuVersion, Versions
 from harness.disrupt.base import Disruption
 from harness.disrupt.node_restart import NodeRestart
 from harness.lab.ports import ActionResult, Lab
@@ -232,6 +232,9 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
 
         def branches(self, disruption: str, juju: Any) -> tuple[FakeExpectation, ...]:
             return (FakeExpectation(disruption),)
+
+        def boundaries(self) -> tuple[JujuVersion, ...]:
+            return (JujuVersion.parse("2.9"), JujuVersion.parse("4.0"))
 
     async def take_snapshot(lab: Lab, stack: Any) -> Snapshot:
         state.snapshots += 1
@@ -701,15 +704,16 @@ def test_deploy_commands_use_relate_before_juju_3() -> None:
 def test_plan_lists_deploy_then_disruption_then_collection(fakes: Fakes) -> None:
     lines = plan(SCENARIO, STACK, model="m", namespace="m")
 
-    deploy = lines.index("juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust")
+    deploy = lines.index("juju deploy -m m mysql-k8s mysql-k8s --channel 8.0/edge --trust")
     delete = lines.index("kubectl -n m delete pod probe-0")
     log = lines.index(
-        "juju debug-log --replay --no-tail --include-module juju.worker.uniter "
+        "juju debug-log -m m --replay --no-tail --include-module juju.worker.uniter "
         "--include-module juju.worker.caasoperator --include-module juju.cmd "
         "--date --utc --ms --level INFO"
     )
     ops = lines.index(
-        "juju debug-log --no-tail --lines N --include-module unit --date --utc --ms --level DEBUG"
+        "juju debug-log -m m --no-tail --lines N --include-module unit --date --utc --ms "
+        "--level DEBUG"
     )
     assert log < ops
     assert deploy < delete < log
