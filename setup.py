@@ -9,8 +9,16 @@ tests). Everything else about the package is in pyproject.toml.
 from setuptools import find_packages, setup
 
 PROBE = "harness.probe_charm"
+# The podspec probe too (charms/podspec-probe), which the twin runs for lp1830745-pod-spec-set.
+PODSPEC = "harness.podspec_probe_charm"
 
 setup(
-    packages=[*find_packages(include=["harness", "harness.*"]), PROBE, f"{PROBE}.src"],
-    package_dir={PROBE: "charms/probe"},
+    packages=[
+        *find_packages(include=["harness", "harness.*"]),
+        PROBE,
+        f"{PROBE}.src",
+        PODSPEC,
+        f"{PODSPEC}.src",
+    ],
+    package_dir={PROBE: "charms/probe", PODSPEC: "charms/podspec-probe"},
 )

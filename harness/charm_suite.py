@@ -41,6 +41,7 @@ from harness.scenario.bundle_stack import (
     read_metas,
 )
 from harness.scenario.charm_meta import CharmMeta
+from harness.scenario.secrets import secret_values
 from harness.scenario.stack import Stack
 from harness.suite.session import DEPLOY_FOLDER, evidence_folder, write_deploy_evidence
 
@@ -138,7 +139,9 @@ class BundleDeployment:
                 one_line(exc),
             )
             bundle = user_bundle(self.stack, self.spec.app, self.ran_by)
-            folder = write_deploy_evidence(replace(evidence, bundle=bundle), self.evidence_dir)
+            # A failed deploy may quote a secret option (--config): the writer hides it.
+            evidence = replace(evidence, bundle=bundle, secrets=secret_values(self.stack))
+            folder = write_deploy_evidence(evidence, self.evidence_dir)
             self.deploy_evidence = folder
             log.error("deploying bundle %s failed; evidence: %s", self.bundle.path.name, folder)
             raise
@@ -187,7 +190,7 @@ def twin_deployment(
     check_twin_scale(bundle)
     read = read_metas(bundle, MetaSources(sources, charmhub=False))
     watches = [*spec.watch, *spec.mark]
-    metas = {app: meta or implied_meta(app, bundle, watches) for app, meta in read.items()}
+    metas = {app: meta or implied_meta(app, bundle, watches, read) for app, meta in read.items()}
     refs = {app.name: app.app_spec().charm for app in bundle.apps}
     charms, ran_by = bundle_charms(bundle, metas, sources, refs)
     lab = make_lab(juju_version=juju_version, workdir=workdir, charms=charms)

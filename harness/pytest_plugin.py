@@ -184,6 +184,12 @@ def lab(
         )
         return
     from harness.common.errors import EnvironmentUnavailable
+    from harness.live.extra import require_live
+
+    try:
+        require_live()
+    except EnvironmentUnavailable as absent:
+        pytest.fail(str(absent), pytrace=False)
     from harness.live.lab import close_lab, open_lab, pytest_live_lab
 
     keep = bool(request.config.getoption("--keep-models", default=False))

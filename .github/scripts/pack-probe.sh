@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Pack charms/probe with charmcraft inside LXD, as Canonical's charm CI does, and move the
-# result to OUT. Usage: pack-probe.sh OUT.charm
+# Pack a probe charm (charms/probe, or CHARM_DIR: charms/podspec-probe) with charmcraft
+# inside LXD, as Canonical's charm CI does, and move the result to OUT.
+# Usage: pack-probe.sh OUT.charm [CHARM_DIR]
 # CHARMCRAFT_CHANNEL picks the snap channel; CHARMCRAFT_MAJOR, when set, is the major it must
 # hold (the one `tox -e lint` validates charmcraft.yaml with): a channel that moved on fails
 # here, with both versions named, rather than packing with an unchecked charmcraft.
 set -euo pipefail
 
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 OUT.charm" >&2
+if [[ $# -lt 1 || $# -gt 2 ]]; then
+  echo "usage: $0 OUT.charm [CHARM_DIR]" >&2
   exit 2
 fi
 out=$1
 channel=${CHARMCRAFT_CHANNEL:-latest/stable}
-charm_dir=charms/probe
+charm_dir=${2:-charms/probe}
+if [[ ! -f $charm_dir/charmcraft.yaml ]]; then
+  echo "no charmcraft.yaml in $charm_dir: pass a charm's folder, e.g. charms/podspec-probe" >&2
+  exit 2
+fi
 
 # The runner's shell predates our addition to the lxd group and `newgrp` cannot be used in a
 # non-interactive step: a fresh login through sudo picks the new group up.

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Build the lifecycle matrix from every live job's evidence bundles with `repro matrix` and
-# publish it to the run summary. Usage: publish-matrix.sh BUNDLES_DIR OUT.md
+# publish it to the run summary. Usage: publish-matrix.sh BUNDLES_DIR OUT.md [TITLE]
+# (TITLE: the summary's heading, by default the live lifecycle matrix's).
 set -euo pipefail
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 BUNDLES_DIR OUT.md" >&2
+if [[ $# -lt 2 || $# -gt 3 ]]; then
+  echo "usage: $0 BUNDLES_DIR OUT.md [TITLE]" >&2
   exit 2
 fi
 bundles_dir=$1
 out=$2
+title=${3:-}
 summary=${GITHUB_STEP_SUMMARY:-/dev/stdout}
 
 # One argument per bundle folder (the folder holding bundle.json), whatever artifact it
@@ -27,7 +29,11 @@ fi
 
 repro matrix "${bundles[@]}" >"$out"
 {
-  printf '## Lifecycle matrix (live MicroK8s, %d bundles)\n\n' "${#bundles[@]}"
+  if [[ -n $title ]]; then
+    printf '## %s (%d bundles)\n\n' "$title" "${#bundles[@]}"
+  else
+    printf '## Lifecycle matrix (live MicroK8s, %d bundles)\n\n' "${#bundles[@]}"
+  fi
   cat "$out"
   printf '\n'
 } >>"$summary"

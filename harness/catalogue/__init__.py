@@ -29,6 +29,9 @@ Public API (every value is a frozen dataclass):
   (``stop-not-completed``, ``second-roll``).
 - ``Catalogue.variants(disruption)``, ``Catalogue.disruptions()``,
   ``Catalogue.boundaries()`` (every version where some entry or fact changes).
+- ``Catalogue.gone_on(disruption, juju)``: why a disruption does not exist on that Juju
+  (``pod-spec-set`` needs a podspec charm, gone from 4.0), else None; ``expect`` and
+  ``branches`` raise ``NotOnThisJuju`` with that reason in one line.
 - ``Expectation``: ``hooks`` (required, in order), ``optional`` (placed hooks, some
   required, some for leaders or non-leaders only), ``required_hooks(...)`` and
   ``expected_sequence(..., leader=)`` with templates expanded, ``survives`` per layer
@@ -43,8 +46,10 @@ Validation happens on load, so a broken catalogue fails at once with one line na
 entry: every entry has a source, the main branch's version ranges of one disruption
 neither overlap nor leave gaps from 2.9 on (a branch's are contiguous from where it
 starts), hook names are Juju hooks or ``{container}``/``{endpoint}``/``{storage}``
-templates, every disruption is one of ``harness.catalogue.names.NAMES`` or a lifecycle entry
-(``deploy``, ``integrate``), and every fact of ``juju_facts`` covers 2.9 on with a source.
+templates, every disruption is one of ``harness.catalogue.names.NAMES``, a podspec charm's
+(``PODSPEC``, in the file's ``podspec`` section, ending where podspec charms are gone) or a
+lifecycle entry (``deploy``, ``integrate``), and every fact of ``juju_facts`` covers 2.9 on
+with a source.
 Facts (grace period, stop budget, ``leader-settings-changed``) and versioned background
 hooks are applied by splitting each entry at their boundaries (``harness.catalogue.facts``).
 
@@ -59,18 +64,19 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from harness.catalogue.catalogue import CHARM_CONTAINER, Catalogue, normal_signal
+from harness.catalogue.catalogue import CHARM_CONTAINER, Catalogue, NotOnThisJuju, normal_signal
 from harness.catalogue.model import (
     MAIN,
     SIGNALS,
     SUPPORTED_FROM,
     Expectation,
+    Gone,
     KnownBug,
     Layer,
     OptionalHook,
     Source,
 )
-from harness.catalogue.names import LIFECYCLE
+from harness.catalogue.names import LIFECYCLE, PODSPEC
 from harness.catalogue.reading import read
 from harness.catalogue.validation import CatalogueError
 
@@ -81,13 +87,16 @@ __all__ = [
     "DEFAULT_PATH",
     "LIFECYCLE",
     "MAIN",
+    "PODSPEC",
     "SIGNALS",
     "SUPPORTED_FROM",
     "Catalogue",
     "CatalogueError",
     "Expectation",
+    "Gone",
     "KnownBug",
     "Layer",
+    "NotOnThisJuju",
     "OptionalHook",
     "Source",
     "load",

@@ -8,14 +8,27 @@ builds it from the YAML.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from harness.catalogue.model import MAIN, SIGNALS, SUPPORTED_FROM, Expectation, KnownBug, Signal
+from harness.catalogue.model import (
+    MAIN,
+    SIGNALS,
+    SUPPORTED_FROM,
+    Expectation,
+    Gone,
+    KnownBug,
+    Signal,
+)
 from harness.common.errors import UnknownName, unknown
 from harness.common.versions import JujuVersion
 
 # The charm container's name in every sidecar pod (the agent's container).
 CHARM_CONTAINER = "charm"
+
+
+class NotOnThisJuju(UnknownName):
+    """The disruption's kind of charm is gone on that Juju (podspec charms on 4.0)."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +40,8 @@ class Catalogue:
     background: tuple[str, ...]
     path: str
     fact_boundaries: tuple[JujuVersion, ...] = ()
+    # Disruptions whose kind of charm Juju removed, and from which version (podspec on 4.0).
+    gone: Mapping[str, Gone] = field(default_factory=dict)
 
     def disruptions(self) -> tuple[str, ...]:
         """Disruption names in catalogue order (lifecycle entries included)."""
@@ -61,6 +76,8 @@ class Catalogue:
         branch instead; giving both them and a different ``variant`` is an error.
         """
         self._known(disruption)
+        version = _version(juju)
+        self._check_not_gone(disruption, version)
         picked = self.variant_for(disruption, container=container, signal=signal)
         wanted = None if variant in (None, MAIN) else variant
         if picked is not None or container is not None:
@@ -77,7 +94,6 @@ class Catalogue:
                 f"{disruption} has no variant {variant!r}",
                 f"leave it out or choose one of: {named}" if named else "leave it out",
             )
-        version = _version(juju)
         for entry in self.entries:
             same = entry.disruption == disruption and entry.variant == wanted
             if same and entry.covers(version):
@@ -129,12 +145,35 @@ class Catalogue:
         """Every branch of a disruption on one version, the main branch first."""
         self._known(disruption)
         version = _version(juju)
+        self._check_not_gone(disruption, version)
         found = [
             entry
             for entry in self.entries
             if entry.disruption == disruption and entry.covers(version)
         ]
         return tuple(sorted(found, key=lambda e: e.variant is not None))
+
+    def extrapolation(self, juju: JujuVersion, text: str | None = None) -> str | None:
+        """A sentence when ``juju`` is past every version the entries name (then judged by
+        the newest range, which nobody read for it), else None. ``text``: how it was given.
+
+        4.0.5 is within the 4.0 an entry names; 4.1 and 5.0 are past it.
+        """
+        named = [JujuVersion.parse(e.juju_min) for e in self.entries]
+        named += [JujuVersion.parse(e.juju_max) for e in self.entries if e.juju_max]
+        newest = max(named)
+        if (juju.major, juju.minor) <= (newest.major, newest.minor):
+            return None
+        shown = text or str(juju)
+        if juju.major > newest.major:
+            series = ", ".join(f"{major}.x" for major in sorted({v.major for v in named}))
+            names = f"name Juju {series} only"
+        else:
+            names = f"name Juju up to {newest.major}.{newest.minor}"
+        return (
+            f"the catalogue's ranges {names}; Juju {shown} is judged by its newest range "
+            f"({newest.major}.{newest.minor} and later): an extrapolation"
+        )
 
     def boundaries(self) -> tuple[JujuVersion, ...]:
         """Every version where some entry or fact changes, ascending (2.9 first)."""
@@ -145,6 +184,19 @@ class Catalogue:
     def bugs(self, bug_id: str) -> tuple[KnownBug, ...]:
         """Every claim of one known bug (one per disruption it was filed against)."""
         return tuple(bug for bug in self.known_bugs if bug.id == bug_id)
+
+    def gone_on(self, disruption: str, juju: JujuVersion | str) -> Gone | None:
+        """Why ``disruption`` does not exist on ``juju`` (its kind of charm is gone), or None."""
+        gone = self.gone.get(disruption)
+        return gone if gone is not None and gone.covers(_version(juju)) else None
+
+    def _check_not_gone(self, disruption: str, version: JujuVersion) -> None:
+        gone = self.gone_on(disruption, version)
+        if gone is not None:
+            raise NotOnThisJuju(
+                gone.sentence(disruption),
+                f"run it on a Juju before {gone.juju_min}: 2.9 or 3.6",
+            )
 
     def _known(self, disruption: str) -> None:
         if disruption not in self.disruptions():

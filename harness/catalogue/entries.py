@@ -59,6 +59,7 @@ _ENTRY_KEYS = {
     "selected_by",
     "pebble_state",
     "unit_name",
+    "charm",
 }
 
 
@@ -91,6 +92,7 @@ _CHOICES: Mapping[str, tuple[str | None, ...]] = {
     "selected_by": (*SELECTORS, None),
     "pebble_state": ("kept", "lost", None),
     "unit_name": ("kept", "reused", "new"),
+    "charm": ("sidecar", "podspec"),
 }
 
 
@@ -99,6 +101,7 @@ _DEFAULTS: Mapping[str, str] = {
     "confidence": "medium",
     "scope": "pod",
     "unit_name": "kept",
+    "charm": "sidecar",
 }
 
 
@@ -199,6 +202,7 @@ def _base(
         selected_by=cast(Any, choices["selected_by"]),
         pebble_state=cast(Any, choices["pebble_state"]),
         unit_name=cast(Any, choices["unit_name"]),
+        charm=cast(Any, choices["charm"]),
     )
     return base, None if new_units is None else str(new_units)
 

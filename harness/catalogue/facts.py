@@ -29,6 +29,8 @@ FACTS: tuple[str, ...] = (
 # Facts whose value is true/false rather than whole seconds.
 BOOLEAN_FACTS = frozenset({"leader_settings_changed", "checked_in_source"})
 LEADER_SETTINGS_CHANGED = "leader-settings-changed"
+# Background hooks a Pebble in a workload container gives (notices, checks).
+PEBBLE_HOOKS = "{container}-pebble-"
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,14 @@ class Facts:
     def at(self, fact: str, juju: JujuVersion) -> Span | None:
         return next((span for span in self.spans.get(fact, ()) if span.covers(juju)), None)
 
-    def background_at(self, juju: JujuVersion) -> tuple[str, ...]:
-        return tuple(str(span.value) for span in self.background if span.covers(juju))
-
-    def background_sources(self, juju: JujuVersion) -> tuple[Source, ...]:
-        return tuple(s.source for s in self.background if s.covers(juju) and s.source)
+    def background_at(self, juju: JujuVersion, *, pebble: bool = True) -> tuple[Span, ...]:
+        """The background hooks on ``juju``; without ``pebble``, none of Pebble's (a podspec
+        charm's workload pods run no Pebble that Juju talks to)."""
+        return tuple(
+            span
+            for span in self.background
+            if span.covers(juju) and (pebble or not str(span.value).startswith(PEBBLE_HOOKS))
+        )
 
 
 def apply(entries: Sequence[Expectation], facts: Facts) -> list[Expectation]:
@@ -95,13 +100,22 @@ def apply(entries: Sequence[Expectation], facts: Facts) -> list[Expectation]:
 def _filled(entry: Expectation, juju: JujuVersion, facts: Facts) -> Expectation:
     sources = list(entry.sources)
     grace = entry.termination_grace_seconds
+    # The grace period and the stop time are a sidecar pod's (its charm container runs
+    # the agent); a podspec unit's agent is in the operator pod, which its disruptions keep.
+    sidecar = entry.charm == "sidecar"
     span = facts.at("termination_grace_seconds", juju)
-    if grace is None and span is not None and entry.scope == "pod":
+    if grace is None and span is not None and entry.scope == "pod" and sidecar:
         grace = int(span.value)
         sources += [span.source] if span.source else []
     budget = entry.stop_budget_seconds
     span = facts.at("stop_budget_seconds", juju)
-    if budget is None and span is not None and _runs_stop(entry) and entry.scope == "pod":
+    if (
+        budget is None
+        and span is not None
+        and _runs_stop(entry)
+        and entry.scope == "pod"
+        and sidecar
+    ):
         budget = int(span.value)
         sources += [span.source] if span.source else []
     hooks, optional = entry.hooks, entry.optional
@@ -115,6 +129,7 @@ def _filled(entry: Expectation, juju: JujuVersion, facts: Facts) -> Expectation:
     if span is not None and span.value is False:
         confidence = "low"
         sources += [span.source] if span.source else []
+    background = facts.background_at(juju, pebble=sidecar)
     return replace(
         entry,
         confidence=confidence,
@@ -122,8 +137,8 @@ def _filled(entry: Expectation, juju: JujuVersion, facts: Facts) -> Expectation:
         stop_budget_seconds=budget,
         hooks=hooks,
         optional=optional,
-        background=(*entry.background, *facts.background_at(juju)),
-        sources=tuple(sources) + facts.background_sources(juju),
+        background=(*entry.background, *(str(span.value) for span in background)),
+        sources=(*sources, *(span.source for span in background if span.source)),
     )
 
 

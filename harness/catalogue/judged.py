@@ -68,13 +68,5 @@ def judged_juju(given: str, catalogue: Catalogue) -> JudgedJuju:
 
 
 def extrapolated(version: JujuVersion, catalogue: Catalogue, given: str = "") -> str | None:
-    """The note for a version in a Juju series past those the catalogue's ranges name."""
-    named = catalogue.boundaries()
-    newest = named[-1]
-    if version.major <= newest.major:
-        return None
-    series = ", ".join(f"{major}.x" for major in sorted({v.major for v in named}))
-    return (
-        f"the catalogue's ranges name Juju {series} only; Juju {given or version} is judged "
-        f"by its newest range ({newest.major}.{newest.minor} and later): an extrapolation"
-    )
+    """The note for a version past every version the catalogue's ranges name."""
+    return catalogue.extrapolation(version, given or None)

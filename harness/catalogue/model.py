@@ -20,8 +20,13 @@ Confidence = Literal["high", "medium", "low"]
 # What an observation must show for the verdict to judge a run against a branch (variant)
 # rather than the main branch: a ``stop`` that was terminated or failed, or a second
 # rolling update of the same units.
-SelectedBy = Literal["stop-not-completed", "second-roll"]
-SELECTORS: tuple[SelectedBy, ...] = ("stop-not-completed", "second-roll")
+# ``stateless-deployment`` is read from the charm's metadata, not from the run: a podspec
+# charm with neither storage nor ``deployment: type: stateful`` runs as a Deployment.
+SelectedBy = Literal["stop-not-completed", "second-roll", "stateless-deployment"]
+SELECTORS: tuple[SelectedBy, ...] = ("stop-not-completed", "second-roll", "stateless-deployment")
+# The kind of charm an entry is about: a sidecar charm (the default), or a podspec charm,
+# whose hooks run in an operator pod beside its workload pods (up to Juju 3.6).
+CharmKind = Literal["sidecar", "podspec"]
 # The signals container-restart can send to PID 1 (OOM: the kernel's OOM killer, a SIGKILL).
 Signal = Literal["TERM", "KILL", "OOM"]
 SIGNALS: tuple[Signal, ...] = ("TERM", "KILL", "OOM")
@@ -44,6 +49,26 @@ class Source:
     # ``low`` (with ``unverified`` saying why) where the claim is inferred rather than read.
     confidence: Confidence | None = None
     unverified: str = ""
+
+
+@dataclass(frozen=True)
+class Gone:
+    """From which Juju version a kind of charm (and so its disruptions) no longer exists."""
+
+    juju_min: str
+    claim: str
+    sources: tuple[Source, ...]
+
+    def covers(self, juju: JujuVersion) -> bool:
+        return juju >= JujuVersion.parse(self.juju_min)
+
+    def sentence(self, disruption: str) -> str:
+        """One line for a refusal: what is gone, and the first source's address."""
+        where = f" ({self.sources[0].url})" if self.sources else ""
+        return (
+            f"{disruption} needs a podspec charm, and podspec charms are gone from Juju "
+            f"{self.juju_min}: {self.claim}{where}"
+        )
 
 
 @dataclass(frozen=True)
@@ -173,6 +198,7 @@ class Expectation:
     selected_by: SelectedBy | None = None  # branches only: what observation picks it
     pebble_state: Literal["kept", "lost"] | None = None  # Pebble's state dir, when it matters
     unit_name: Literal["kept", "reused", "new"] = "kept"  # the unit's name afterwards
+    charm: CharmKind = "sidecar"  # podspec: hooks run in the operator pod (up to Juju 3.6)
 
     @property
     def branch(self) -> str:
@@ -318,6 +344,7 @@ class Expectation:
             "stop_budget_seconds": self.stop_budget_seconds,
             "pebble_state": self.pebble_state,
             "unit_name": self.unit_name,
+            "charm": self.charm,
             "confidence": self.confidence,
             "notes": self.notes,
             "sources": [
@@ -360,8 +387,10 @@ __all__ = [
     "SELECTORS",
     "SIGNALS",
     "SUPPORTED_FROM",
+    "CharmKind",
     "Confidence",
     "Expectation",
+    "Gone",
     "KnownBug",
     "Layer",
     "OptionalHook",

@@ -18,6 +18,10 @@ NAMES: tuple[str, ...] = (
     "charm-refresh",
     "scale-down-up",
 )
+# Disruptions of a podspec charm (an operator pod running the uniters, workload pods set
+# with pod-spec-set): Juju 2.9 and 3.6 run them; Juju 4.0 removed podspec charms, so their
+# catalogue entries end there (the catalogue's ``podspec`` section says why).
+PODSPEC: tuple[str, ...] = ("pod-spec-set",)
 # Catalogue entries that are not disruptions: what Juju runs when a unit is deployed or
 # a relation is made (a scale-down-up's new units follow ``deploy``).
 LIFECYCLE: tuple[str, ...] = ("deploy", "integrate")

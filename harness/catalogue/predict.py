@@ -16,7 +16,13 @@ from harness.catalogue.model import Expectation
 SELECTED_BY = {
     "stop-not-completed": "when a stop is terminated or fails (e.g. it outlives the stop time)",
     "second-roll": "when Juju re-applies its StatefulSet and the pods roll again",
+    "stateless-deployment": "when the charm's metadata gives a Deployment: no storage and "
+    "no `deployment: type: stateful`",
 }
+PODSPEC_LINE = (
+    "a podspec charm: every unit's hooks run in the operator pod (<app>-operator-0); the "
+    "workload pods are what the leader's pod-spec-set describes"
+)
 
 
 def predict_json(branches: Sequence[Expectation]) -> dict[str, Any]:
@@ -33,6 +39,8 @@ def predict_text(branches: Sequence[Expectation], juju: str) -> str:
     lines = [f"{main.disruption} on Juju {juju} ({_span(main)})"]
     if main.summary:
         lines.append(main.summary)
+    if main.charm == "podspec":
+        lines.append(PODSPEC_LINE)
     lines.append(_timing(main))
     lines += _hooks(main)
     optional = [
@@ -91,6 +99,9 @@ def _selected(entry: Expectation) -> str:
 
 
 def _timing(entry: Expectation) -> str:
+    if entry.charm == "podspec":
+        stop = "stop runs in the operator pod" if "stop" in entry.hooks else "no stop runs"
+        return f"grace period: not the operator's (its pod stays); {stop}"
     grace = (
         f"grace period {entry.termination_grace_seconds} s"
         if entry.termination_grace_seconds is not None

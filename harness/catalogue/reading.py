@@ -1,9 +1,9 @@
 """``read(path)``: the catalogue file, section by section, into a validated Catalogue.
 
 The top-level sections (``refs``, ``juju_facts``, ``background``, ``known_bugs``,
-``entries``) are read here, each entry by ``entries`` and each field by ``fields``; the facts
-then split the entries at their boundaries (``facts.apply``) and ``validation`` checks the
-whole.
+``entries``, and ``podspec`` with its own ``gone``, ``known_bugs`` and ``entries``) are read
+here, each entry by ``entries`` and each field by ``fields``; the facts then split the
+entries at their boundaries (``facts.apply``) and ``validation`` checks the whole.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from harness.catalogue.fields import (
     read_sources,
     required_text,
 )
-from harness.catalogue.model import SUPPORTED_FROM, Expectation, KnownBug
+from harness.catalogue.model import SUPPORTED_FROM, Expectation, Gone, KnownBug
 from harness.catalogue.validation import CatalogueError, check_spans, validate
 
 
@@ -42,7 +42,7 @@ def read(path: Path) -> Catalogue:
         first = str(err).splitlines()[0] if str(err) else "invalid YAML"
         raise CatalogueError(f"catalogue {where} is not valid YAML: {first}") from None
     doc = as_mapping(raw, where)
-    allowed = {"schema", "refs", "juju_facts", "background", "known_bugs", "entries"}
+    allowed = {"schema", "refs", "juju_facts", "background", "known_bugs", "entries", "podspec"}
     for key in doc:
         if key not in allowed and not str(key).startswith("_"):
             raise CatalogueError(f"catalogue {where}: unknown top-level key {key!r}")
@@ -51,19 +51,68 @@ def read(path: Path) -> Catalogue:
         spans=_facts(doc.get("juju_facts") or {}, where, refs),
         background=_background(doc.get("background") or {}, where, refs),
     )
+    podspec = _podspec(doc.get("podspec"), where)
     bugs = _known_bugs(doc.get("known_bugs") or [], where)
+    bugs += _known_bugs(podspec.get("known_bugs") or [], f"{where} podspec")
     entries: list[tuple[Expectation, str | None]] = []
     raw_entries = doc.get("entries")
     if not isinstance(raw_entries, list) or not raw_entries:
         raise CatalogueError(f"catalogue {where}: no entries", "add an `entries:` list")
     for index, raw_entry in enumerate(raw_entries, 1):
         entries.extend(read_entry(raw_entry, f"{where} entry {index}", refs, bugs))
+    gone = _podspec_gone(podspec, where, refs)
+    for index, raw_entry in enumerate(podspec.get("entries") or [], 1):
+        here = f"{where} podspec entry {index}"
+        item = as_mapping(raw_entry, here)
+        if item.get("charm", "podspec") != "podspec":
+            raise CatalogueError(f"catalogue {here}: charm must be podspec in this section")
+        entries.extend(read_entry({**item, "charm": "podspec"}, here, refs, bugs))
     split = [(piece, name) for entry, name in entries for piece in apply_facts([entry], facts)]
     resolved = tuple(resolve_new_units(split, where))
     background = tuple(dict.fromkeys(str(span.value) for span in facts.background))
-    catalogue = Catalogue(resolved, bugs, background, where, facts.boundaries())
+    disruptions = {entry.disruption for entry in resolved if entry.charm == "podspec"}
+    catalogue = Catalogue(
+        resolved,
+        bugs,
+        background,
+        where,
+        facts.boundaries(),
+        gone={name: gone for name in sorted(disruptions) if gone is not None},
+    )
     validate(catalogue, where)
     return catalogue
+
+
+def _podspec(raw: object, where: str) -> dict[str, Any]:
+    """The ``podspec`` section: ``gone``, ``known_bugs`` and ``entries`` of podspec charms."""
+    if raw is None:
+        return {}
+    section = as_mapping(raw, f"{where} podspec")
+    extra = set(section) - {"gone", "known_bugs", "entries"}
+    if extra:
+        raise CatalogueError(f"catalogue {where} podspec: unknown keys {sorted(extra)}")
+    if section.get("entries") and section.get("gone") is None:
+        raise CatalogueError(
+            f"catalogue {where} podspec: no gone", "say from which Juju podspec charms are gone"
+        )
+    return section
+
+
+def _podspec_gone(section: Mapping[str, Any], where: str, refs: Mapping[str, str]) -> Gone | None:
+    """The section's ``gone``: from which Juju podspec charms are gone, with sources."""
+    raw = section.get("gone")
+    if raw is None:
+        return None
+    here = f"{where} podspec gone"
+    item = as_mapping(raw, here)
+    extra = set(item) - {"juju_min", "claim", "sources"}
+    if extra:
+        raise CatalogueError(f"catalogue {here}: unknown keys {sorted(extra)}")
+    low, _ = read_bounds(item, here)
+    claim = " ".join(str(item.get("claim", "")).split())
+    if not claim:
+        raise CatalogueError(f"catalogue {here}: no claim", "say what is gone")
+    return Gone(low, claim, tuple(read_sources(item.get("sources"), here, refs)))
 
 
 def _facts(raw: object, where: str, refs: Mapping[str, str]) -> dict[str, tuple[Span, ...]]:

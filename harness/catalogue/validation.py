@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from harness.catalogue.catalogue import Catalogue
 from harness.catalogue.facts import Span
 from harness.catalogue.model import MAIN, SUPPORTED_FROM, Expectation
-from harness.catalogue.names import LIFECYCLE, NAMES
+from harness.catalogue.names import LIFECYCLE, NAMES, PODSPEC
 from harness.common.errors import HarnessError
 from harness.common.versions import JujuVersion
 
@@ -43,17 +43,25 @@ def check_spans(spans: Sequence[Span], here: str) -> None:
 def validate(catalogue: Catalogue, where: str) -> None:
     """The rules of the whole catalogue; CatalogueError names the first one it breaks.
 
-    Its disruptions are ``NAMES`` and ``LIFECYCLE``, no more and no fewer; each has a main
-    branch; each branch's version ranges are contiguous; each known bug names one of them.
+    Its disruptions are ``NAMES``, ``PODSPEC`` and ``LIFECYCLE``, no more and no fewer; each
+    has a main branch; each branch's version ranges are contiguous; each known bug names one
+    of them. A podspec disruption's entries are about podspec charms (``charm: podspec``) and
+    end where podspec charms are gone (``Catalogue.gone``); no other entry is about them.
     """
-    names = set(NAMES) | set(LIFECYCLE)
+    names = set(NAMES) | set(LIFECYCLE) | set(PODSPEC)
     for entry in catalogue.entries:
         if entry.disruption not in names:
             raise CatalogueError(
                 f"catalogue {where}: unknown disruption {entry.disruption!r}",
-                f"use one of: {', '.join((*NAMES, *LIFECYCLE))}",
+                f"use one of: {', '.join((*NAMES, *PODSPEC, *LIFECYCLE))}",
             )
-    for required in (*NAMES, *LIFECYCLE):
+        if (entry.charm == "podspec") != (entry.disruption in PODSPEC):
+            raise CatalogueError(
+                f"catalogue {where}: {entry.label} is about a {entry.charm} charm",
+                f"podspec charms' disruptions ({', '.join(PODSPEC)}) go in the podspec "
+                "section, and only they",
+            )
+    for required in (*NAMES, *PODSPEC, *LIFECYCLE):
         if required not in catalogue.disruptions():
             raise CatalogueError(f"catalogue {where}: no entry for {required}")
     for disruption in catalogue.disruptions():
@@ -68,6 +76,9 @@ def validate(catalogue: Catalogue, where: str) -> None:
                 ],
                 where,
                 from_first=variant is not None,
+                gone_from=catalogue.gone[disruption].juju_min
+                if disruption in catalogue.gone
+                else None,
             )
             if variant == MAIN:
                 raise CatalogueError(
@@ -79,11 +90,18 @@ def validate(catalogue: Catalogue, where: str) -> None:
             raise CatalogueError(f"catalogue {where}: {bug.id} names unknown {bug.disruption!r}")
 
 
-def _check_ranges(entries: list[Expectation], where: str, *, from_first: bool = False) -> None:
+def _check_ranges(
+    entries: list[Expectation],
+    where: str,
+    *,
+    from_first: bool = False,
+    gone_from: str | None = None,
+) -> None:
     """Sorted by lower bound, each range must start where the previous one ended.
 
     The main branch starts at 2.9; a branch (``from_first``) may start later, where the
-    behaviour it describes first exists, and is contiguous from there.
+    behaviour it describes first exists, and is contiguous from there. The last range is
+    open, or ends exactly where the disruption's kind of charm is gone (``gone_from``).
     """
     ordered = sorted(entries, key=lambda e: JujuVersion.parse(e.juju_min))
     expected_low = JujuVersion.parse(SUPPORTED_FROM)
@@ -103,8 +121,22 @@ def _check_ranges(entries: list[Expectation], where: str, *, from_first: bool = 
                 raise CatalogueError(
                     f"catalogue {where}: {entry.label} is unbounded but not the last range"
                 )
+            if gone_from is not None:
+                raise CatalogueError(
+                    f"catalogue {where}: {entry.label} is unbounded, but its kind of charm "
+                    f"is gone from Juju {gone_from}",
+                    f"end the last range at juju_max: {gone_from!r}",
+                )
             return
         expected_low = JujuVersion.parse(entry.juju_max)
+        if gone_from is not None and index == len(ordered) - 1:
+            if expected_low != JujuVersion.parse(gone_from):
+                raise CatalogueError(
+                    f"catalogue {where}: {entry.label} ends, but not where its kind of charm "
+                    f"is gone ({gone_from})",
+                    f"end the last range at juju_max: {gone_from!r}",
+                )
+            return
     raise CatalogueError(
         f"catalogue {where}: {ordered[-1].label} ends; the last range must be unbounded",
         "set juju_max: null on the newest range",

@@ -38,9 +38,11 @@ def add_parsers(sub: Subparsers) -> None:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from harness.catalogue.names import NAMES
+    from harness.scenario.podspec import PODSPEC_SCENARIOS
     from harness.scenario.scenarios import SCENARIOS
 
-    width = max(len(n) for n in (*NAMES, *(s.name for s in SCENARIOS)))
+    named = (*(s.name for s in SCENARIOS), *(p.name for p in PODSPEC_SCENARIOS))
+    width = max(len(n) for n in (*NAMES, *named))
     print("disruptions (repro run NAME: the default stack; add --bundle FILE --app APP):")
     for name in NAMES:
         print(f"  {name:<{width}}  {_summary(name)}".rstrip())
@@ -53,6 +55,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             if t.container
         )
         print(f"  {s.name:<{width}}  [{s.disruption}{params}] {s.summary}{bug}")
+    print("podspec scenarios (their own stack: the podspec probe and the probe; Juju 2.9, 3.6):")
+    for p in PODSPEC_SCENARIOS:
+        print(f"  {p.name:<{width}}  [{p.disruption}] {p.summary} ({p.bug})")
     return 0
 
 

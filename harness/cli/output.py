@@ -12,8 +12,10 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO
+
+from harness.common.charm_errors import CharmError
 
 
 def write_document(out: IO[str], text: str) -> None:
@@ -67,3 +69,13 @@ def courteous_stdout() -> Iterator[CourteousStdout]:
         yield courteous
     finally:
         sys.stdout = real
+
+
+def say_charm_errors(errors: Sequence[CharmError]) -> None:
+    """Each hook a charm's own code failed, on stderr: the unit, the hook, the exception
+    and the last frames of its traceback (the bundle and report.md have them too)."""
+    for error in errors:
+        print(f"repro: {error.one_line()}", file=sys.stderr)
+        for frame in error.traceback:
+            print(f"repro:     {frame}", file=sys.stderr)
+    sys.stderr.flush()

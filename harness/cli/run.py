@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.cli.arguments import check_model, judge_juju, parse_juju_option
-from harness.cli.output import CourteousStdout, courteous_stdout
+from harness.cli.output import CourteousStdout, courteous_stdout, say_charm_errors
 from harness.cli.plan import print_plan
+from harness.cli.probe_charm import probe_charm_for
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
 from harness.common.versions import JujuVersion
+from harness.live import extra as live_extra
+from harness.live.extra import require_live
 from harness.run.options import RunOptions
 from harness.scenario.scenarios import one_unit
 
@@ -87,7 +90,23 @@ def add_parsers(sub: Subparsers) -> None:
         help="twin: run this app's real charm code from DIR (src/charm.py); repeatable",
     )
     p.add_argument(
+        "--charm-venv",
+        action="append",
+        metavar="APP=VENV",
+        help="twin: import that --charm-source app's own dependencies from the virtual "
+        "environment VENV, built for the Python repro runs on (default: DIR/.venv or "
+        "DIR/venv when it is one); repeatable",
+    )
+    p.add_argument(
         "--no-probe", action="store_true", help="do not add the probe observer to the bundle"
+    )
+    p.add_argument(
+        "--redact",
+        action="append",
+        metavar="KEY",
+        help="never show the value of this config option or relation data key in the "
+        "evidence or the plan, only its digest (repeatable; keys that look secret and "
+        "options of type secret are always redacted)",
     )
     p.add_argument(
         "--juju-driver",
@@ -106,11 +125,20 @@ def add_parsers(sub: Subparsers) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from harness.scenario.podspec import podspec_scenario
+
     options = RunOptions.from_args(args)
     # Progress is a courtesy: a closed stdout (`| head`) never stops a run.
     with courteous_stdout():
         if options.bundle:
             return _run_bundle(options, options.bundle)
+        podspec = podspec_scenario(options.scenario)
+        if podspec is not None:  # its own stack: the podspec probe and the sidecar probe
+            from harness.cli.podspec_run import run_podspec
+
+            backend, announcement = _choose_backend(options.backend, options.dry_run)
+            print(announcement, flush=True)
+            return run_podspec(options, podspec, backend)
         return _run_on_default_stack(options)
 
 
@@ -128,6 +156,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         ("--watch", options.watch),
         ("--mark", options.mark),
         ("--charm-source", options.charm_source),
+        ("--charm-venv", options.charm_venv),
         ("--overlay", options.overlay),
     ):
         if given:
@@ -140,7 +169,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         check_evidence_root(options.evidence_dir)
     backend, announcement = _choose_backend(options.backend, options.dry_run)
     print(announcement, flush=True)
-    stack = default_stack(_probe_charm(options, backend))
+    stack = replace(default_stack(probe_charm_for(options, backend)), redact=options.redact)
     chosen = _targets_for(chosen, options.app, stack.app_names)
     if options.unit is not None:
         chosen = one_unit(chosen, options.unit, _units_of(stack), options.app)
@@ -180,6 +209,8 @@ def _run_on_default_stack(options: RunOptions) -> int:
             juju_notes=notes.track_only,
             interruption=interruption,
         ),
+        options,
+        juju,
     )
 
 
@@ -218,14 +249,14 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     load_bundle(bundle, parse_charm_sources(options.charm_source), options.overlay)
     backend, announcement = _choose_backend(options.backend, options.dry_run)
     print(announcement, flush=True)
-    probe = None if options.no_probe else _probe_charm(options, backend)
+    probe = None if options.no_probe else probe_charm_for(options, backend)
     run = prepare_run(options, backend, probe)
     if options.unit is not None:
         chosen = one_unit(run.scenario, options.unit, _units_of(run.stack), options.app)
         run = replace(run, scenario=chosen)
     if not options.dry_run:  # a dry run's plan has them
-        for note in run.bundle.notes:
-            print(f"note: {note}", flush=True)
+        for note in (*run.bundle.notes, *run.notes):
+            print(f"note: {note.removeprefix('# ')}", flush=True)
     if not options.dry_run:
         # After the bundle's checks (bad input leaves nothing behind), before any deploy.
         check_evidence_root(options.evidence_dir)
@@ -257,6 +288,8 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
         lambda interruption: start(
             options, backend, run, folder, juju, interruption, juju_notes=notes.track_only
         ),
+        options,
+        juju,
     )
 
 
@@ -311,7 +344,7 @@ def _disrupted_containers(run: BundleRun) -> tuple[str, ...]:
     return meta.container_names if meta is not None else ()
 
 
-# --- the backend and the probe charm --------------------------------------------------------
+# --- the backend --------------------------------------------------------
 
 
 def _controller_reachable() -> object:
@@ -326,11 +359,17 @@ def _choose_backend(requested: str, dry_run: bool) -> tuple[str, str]:
     if requested == "twin":
         return "twin", "backend: twin (SIMULATED: an in-process simulation, not a real Juju)"
     if requested == "live":
+        require_live()
         if not dry_run:
             check = _controller_reachable()
             if not check:
                 raise _unreachable(check)
         return "live", "backend: live" + (" (dry run: nothing is touched)" if dry_run else "")
+    if live_extra.missing():
+        return "twin", (
+            "backend: twin (the live extra is not installed: "
+            f"{live_extra.INSTALL}; results are SIMULATED)"
+        )
     check = _controller_reachable()
     if check:
         return "live", "backend: live (a Juju controller is reachable)"
@@ -354,39 +393,6 @@ def _inherit_on_twin(options: RunOptions, backend: str) -> None:
             "and no model-defaults (SIMULATED)",
             flush=True,
         )
-
-
-def _probe_charm(options: RunOptions, backend: str) -> str:
-    given = Path(options.probe_charm) if options.probe_charm else None
-    # The twin runs a probe folder's code; checked before an evidence folder is claimed.
-    if (
-        backend == "twin"
-        and given is not None
-        and given.is_dir()
-        and not ((given / "src" / "charm.py").is_file() and (given / "charmcraft.yaml").is_file())
-    ):
-        raise HarnessError(
-            f"--probe-charm {given} is a folder without the probe charm "
-            "(src/charm.py and charmcraft.yaml)",
-            "pass charms/probe of a checkout, or leave --probe-charm out on the twin",
-        )
-    if options.probe_charm:
-        if not options.dry_run and not Path(options.probe_charm).exists():
-            raise HarnessError(
-                f"no such probe charm: {options.probe_charm}",
-                "pack it with charmcraft pack in charms/probe and pass the .charm file",
-            )
-        return str(options.probe_charm)
-    if backend == "twin":
-        from harness.twin.charms import default_probe_dir
-
-        return str(default_probe_dir())
-    if options.dry_run:
-        return "./charms/probe/probe_amd64.charm"
-    raise HarnessError(
-        "the live backend needs the packed probe charm",
-        "run charmcraft pack in charms/probe, then pass --probe-charm ./probe_*.charm",
-    )
 
 
 # --- running under an interruption handler --------------------------------------------------
@@ -425,6 +431,8 @@ def _execute(
     backend: str,
     stack: Stack,
     start: Callable[[Interruption], Coroutine[Any, Any, RunResult]],
+    options: RunOptions,
+    juju: JujuVersion | None,
 ) -> int:
     """Run under an interruption handler; a run that stops early still leaves its bundle.
 
@@ -443,12 +451,16 @@ def _execute(
             stop = interruption.stop_for(exc)
             with interruption.writing():
                 if not (folder / "bundle.json").exists():
-                    write_unfinished_bundle(folder, scenario, backend, stack, stop or exc)
+                    write_unfinished_bundle(
+                        folder, scenario, backend, stack, stop or exc, options=options, juju=juju
+                    )
                 if (folder / "bundle.json").exists():
                     _print_folder(folder)
             if stop is not None and stop is not exc:
                 raise stop from exc
+            _raise_without_secrets(exc, stack)
             raise
+        say_charm_errors(result.evidence.charm_errors)
         _print_folder(result.folder)
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
@@ -461,3 +473,15 @@ def _print_folder(folder: Path) -> None:
     lost = sys.stdout.lost if isinstance(sys.stdout, CourteousStdout) else None
     if lost is not None:
         print(f"repro: {lost}; the evidence is in {folder}", file=sys.stderr, flush=True)
+
+
+def _raise_without_secrets(exc: BaseException, stack: Stack) -> None:
+    """An error that quotes a secret option (a failed `juju deploy --config ...`) goes to the
+    terminal with the value redacted, as the bundle has it."""
+    from harness.common.redact import scrub
+    from harness.run.result import one_line
+    from harness.scenario.secrets import secret_values
+
+    values = secret_values(stack)
+    if isinstance(exc, Exception) and scrub(str(exc), values) != str(exc):
+        raise HarnessError(scrub(one_line(exc), values)) from None

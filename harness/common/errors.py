@@ -39,10 +39,13 @@ class EnvironmentUnavailable(HarnessError):
 class WaitTimeout(HarnessError):
     """A named condition did not hold in time; carries the last state seen."""
 
-    def __init__(self, condition: str, waited: float, last_seen: str) -> None:
+    def __init__(
+        self, condition: str, waited: float, last_seen: str, *, simulated: bool = False
+    ) -> None:
         self.condition = condition
         self.waited = waited
         self.last_seen = last_seen
+        clock = " on the twin's simulated clock" if simulated else ""
         super().__init__(
-            f"timed out after {waited:.0f}s waiting for {condition}; last seen: {last_seen}"
+            f"timed out after {waited:.0f}s{clock} waiting for {condition}; last seen: {last_seen}"
         )

@@ -7,7 +7,9 @@ from typing import Literal
 
 # ``undetermined``: the run could not tell (a file the charm wrote again after the
 # disruption: whether it survived is unknown). Never counted as a match or a deviation.
-Verdict = Literal["match", "deviation", "known-bug", "undetermined"]
+# ``charm-error``: the charm's own code failed a hook (``harness.common.charm_errors``):
+# what follows is the charm's doing, never counted as a match or a Juju deviation.
+Verdict = Literal["match", "deviation", "known-bug", "undetermined", "charm-error"]
 Check = Literal["hooks", "file", "relation", "pod-identity", "status"]
 
 

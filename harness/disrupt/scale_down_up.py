@@ -6,6 +6,7 @@ import asyncio
 import logging
 from typing import ClassVar
 
+from harness.common.counts import counted
 from harness.common.errors import HarnessError
 from harness.common.observations import PodIdentity, Step
 from harness.disrupt.base import Disruption
@@ -61,7 +62,7 @@ class ScaleDownUp(Disruption):
         up, _ = await timed(lab, f"scale {app} to {count}", lambda: lab.juju.scale(app, count))
         back, _ = await waited_step(
             lab,
-            f"wait for {count} {app} units with Ready pods",
+            f"wait for {counted(count, app + ' unit')} with Ready pods",
             lambda: self._scaled(lab, app, count),
         )
         return (down, gone, up, back)
@@ -79,7 +80,8 @@ class ScaleDownUp(Disruption):
             return len(units) == count and len(pods) == count and all(map(pod_ready, pods))
 
         return await wait_for(
-            f"{app} at {count} units and {count} pods" + (" Ready" if count else ""),
+            f"{app} at {counted(count, 'unit')} and {counted(count, 'pod')}"
+            + (" Ready" if count else ""),
             look,
             done,
             timeout=self.timeout,

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
+from harness.common.counts import counted
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.observations import PodIdentity, Step
 from harness.lab.ports import Lab
@@ -150,7 +151,7 @@ async def wait_all_replaced(
         return len(pods) == count and all(p.uid not in old_uids and pod_ready(p) for p in pods)
 
     return await wait_for(
-        f"all {count} pods of {app} replaced and Ready",
+        f"{'the' if count == 1 else 'all'} {counted(count, 'pod')} of {app} replaced and Ready",
         lambda: lab.cluster.pods(app),
         done,
         timeout=timeout,

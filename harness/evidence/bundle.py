@@ -2,20 +2,19 @@
 
 ``bundle.json`` is deterministic (sorted keys, snapshot collections in a stable order) so the
 same twin run gives byte-identical files, and it validates against ``schema.json`` shipped
-beside this module. The writer redacts secret-looking databag values as a last line of
-defence: the verdict and observers should already have done it.
+beside this module. What is written has been through ``harness.evidence.redaction``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
+from harness.common.charm_errors import CharmError
 from harness.common.errors import HarnessError
 from harness.common.findings import Check, Finding, Verdict
 from harness.common.observations import (
@@ -31,69 +30,9 @@ from harness.common.observations import (
     Step,
     UnitStatus,
 )
-from harness.common.redact import REDACTED_PREFIX, looks_secret, redacted
 from harness.common.versions import CharmVersion, Versions
 from harness.evidence.model import BUNDLE_FILE, SCHEMA_VERSION, Evidence
 from harness.evidence.user_bundle import UserBundle
-
-# --- redaction -------------------------------------------------------------------------
-
-
-def _secret_values(snapshots: Iterable[Snapshot | None]) -> set[str]:
-    found: set[str] = set()
-    for snapshot in snapshots:
-        for bag in snapshot.relations if snapshot else ():
-            for key, value in bag.data.items():
-                # Very short values would redact unrelated text ("1", "ok"); skip them.
-                if looks_secret(key) and len(value) >= 4 and not value.startswith(REDACTED_PREFIX):
-                    found.add(value)
-    return found
-
-
-def _redact_text(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, redacted(secret))
-    return text
-
-
-def _redact_snapshot(snapshot: Snapshot | None) -> Snapshot | None:
-    if snapshot is None:
-        return None
-    bags = tuple(
-        replace(
-            bag,
-            data={k: (redacted(v) if looks_secret(k) else v) for k, v in bag.data.items()},
-        )
-        for bag in snapshot.relations
-    )
-    return replace(snapshot, relations=bags)
-
-
-def redact(evidence: Evidence) -> Evidence:
-    """Redact secret-looking databag values, and those values wherever else they appear."""
-    # Longest first so a secret that contains another is replaced whole.
-    secrets = sorted(_secret_values((evidence.before, evidence.after)), key=len, reverse=True)
-    findings = tuple(
-        replace(
-            f,
-            expected=_redact_text(f.expected, secrets),
-            observed=_redact_text(f.observed, secrets),
-            detail=_redact_text(f.detail, secrets),
-        )
-        for f in evidence.findings
-    )
-    hooks = tuple(replace(h, detail=_redact_text(h.detail, secrets)) for h in evidence.hooks)
-    error = _redact_text(evidence.error, secrets) if evidence.error else evidence.error
-    return replace(
-        evidence,
-        before=_redact_snapshot(evidence.before),
-        after=_redact_snapshot(evidence.after),
-        findings=findings,
-        hooks=hooks,
-        error=error,
-    )
-
 
 # --- to JSON ---------------------------------------------------------------------------
 
@@ -290,9 +229,14 @@ def to_json_dict(evidence: Evidence) -> dict[str, Any]:
         "commands": list(e.commands),
         "error": e.error,
         "interrupted": e.interrupted,
+        "charm_errors": [c.to_json() for c in e.charm_errors],
     }
     if e.bundle is not None:  # additive: bundles from the default stack do not carry it
         data["bundle"] = e.bundle.to_json()
+    if e.redact:  # additive: only runs given --redact carry it
+        data["redact"] = list(e.redact)
+    if e.disrupted:  # additive: bundles written before it do not carry it
+        data["disrupted"] = list(e.disrupted)
     return data
 
 
@@ -451,6 +395,9 @@ def from_json_dict(raw: Mapping[str, Any]) -> Evidence:
         error=raw.get("error"),
         bundle=UserBundle.from_json(raw["bundle"]) if raw.get("bundle") else None,
         interrupted=bool(raw.get("interrupted", False)),
+        redact=tuple(str(k) for k in raw.get("redact", ())),
+        disrupted=tuple(str(a) for a in raw.get("disrupted", ())),
+        charm_errors=tuple(CharmError.from_json(c) for c in raw.get("charm_errors", ())),
     )
 
 

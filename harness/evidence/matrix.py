@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.common.counts import counted
 from harness.common.errors import HarnessError
 from harness.common.observations import ABSENT, FileState, Snapshot
 from harness.common.versions import JujuVersion
@@ -36,6 +37,7 @@ class MatrixRow:
     deviations: int
     known_bugs: int
     incomplete: str | None = None  # why the run stopped early; None for a finished run
+    charm_errors: int = 0  # findings whose verdict is charm-error (the charm's own bug)
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ def _hooks_cell(evidence: Evidence) -> str:
         return NONE_OBSERVED
     distinct = set(sequences.values())
     if len(distinct) == 1 and len(sequences) > 1:
-        return f"{distinct.pop() or '(none)'} ({len(sequences)} units)"
+        return f"{distinct.pop() or '(none)'} ({counted(len(sequences), 'unit')})"
     return "\n".join(f"{unit}: {seq or '(none)'}" for unit, seq in sorted(sequences.items()))
 
 
@@ -203,6 +205,7 @@ def row_of(evidence: Evidence) -> MatrixRow:
         deviations=evidence.count("deviation"),
         known_bugs=evidence.count("known-bug"),
         incomplete=incomplete,
+        charm_errors=evidence.count("charm-error"),
     )
 
 
@@ -227,7 +230,9 @@ def _by_series(rows: Sequence[MatrixRow]) -> list[str]:
     series = sorted({_series(r.juju) for r in rows}, key=_version_key)
     cells: dict[tuple[str, str], list[str]] = {}
     for r in rows:
-        outcome = "INCOMPLETE" if r.incomplete is not None else f"{r.deviations} deviations"
+        outcome = "INCOMPLETE" if r.incomplete is not None else counted(r.deviations, "deviation")
+        if r.charm_errors:
+            outcome += f", {counted(r.charm_errors, 'charm error')}"
         cells.setdefault((r.disruption, _series(r.juju)), []).append(
             f"{r.backend}: {r.hooks} ({outcome})"
         )
@@ -262,7 +267,9 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
         key=lambda r: (r.disruption, _version_key(r.juju), r.backend, r.scenario),
     )
     lines = ["# Lifecycle matrix", ""]
-    lines.append(f"{len(rows)} runs. Hooks are those observed in the disruption window.")
+    lines.append(
+        f"{counted(len(rows), 'run')}. Hooks are those observed in the disruption window."
+    )
     if any(r.backend.startswith("twin") for r in rows):
         lines.append("Rows marked SIMULATED come from the twin: predictions, not evidence.")
     lines += [
@@ -273,6 +280,8 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
     ]
     for r in rows:
         hooks, deviations = r.hooks, str(r.deviations)
+        if r.charm_errors:
+            deviations += f" ({r.charm_errors} charm errors)"
         if r.incomplete is not None:
             # Not "(none observed) / 0": the run never got to observe, or not to the end.
             hooks = f"INCOMPLETE run ({r.incomplete})"
@@ -294,7 +303,7 @@ def render_matrix(evidences: Sequence[Evidence], unreadable: Sequence[Unreadable
     if rows:
         lines += ["", *_by_series(rows)]
     if unreadable:
-        lines += ["", f"{len(unreadable)} unreadable bundles, not in the table:", ""]
+        lines += ["", f"{counted(len(unreadable), 'unreadable bundle')}, not in the table:", ""]
         lines += [f"- {md.code(u.path)}: {md.text(u.reason)}" for u in unreadable]
     return "\n".join(lines) + "\n"
 

@@ -1,14 +1,15 @@
 """The evidence of one run as a value, and the names of the files it is written to.
 
 ``Evidence`` is what a run hands the writers: bundle.json (``harness.evidence.bundle``),
-report.md (``harness.evidence.report``) and timeline.svg (``harness.evidence.svg``),
-each a view of it.
+report.md and report.txt (``harness.evidence.report``) and timeline.svg
+(``harness.evidence.svg``), each a view of it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from harness.common.charm_errors import CharmError
 from harness.common.findings import Finding, Verdict
 from harness.common.observations import (
     HookRecord,
@@ -26,6 +27,9 @@ BUNDLE_FILE = "bundle.json"
 
 
 REPORT_FILE = "report.md"
+
+
+TEXT_REPORT_FILE = "report.txt"  # the same report as plain text, for Launchpad
 
 
 TIMELINE_FILE = "timeline.svg"
@@ -56,6 +60,12 @@ class Evidence:
     interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says during what)
     branch: str = ""  # the catalogue branch each unit was judged against, and why
     disruption_detail: str = ""  # the disruption's parameters (container, signal)
+    redact: tuple[str, ...] = ()  # keys the user named secret (repro run --redact)
+    disrupted: tuple[str, ...] = ()  # the applications the disruption was applied to
+    # The cleartext of the run's secret options: the writer hides them wherever they turn
+    # up (harness.evidence.redaction.redact). Never written, never shown.
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    charm_errors: tuple[CharmError, ...] = ()  # hooks the charms' own code failed
 
     @property
     def complete(self) -> bool:
@@ -74,6 +84,7 @@ class Evidence:
         disruption: str | None = None,
         interrupted: bool = False,
         steps: tuple[Step, ...] = (),
+        disrupted: tuple[str, ...] = (),
     ) -> Evidence:
         """The evidence of a run that stopped before its scenario began (deploying), with
         the ``steps`` the deploy finished."""
@@ -91,6 +102,7 @@ class Evidence:
             disruption=disruption,
             error=error,
             interrupted=interrupted,
+            disrupted=disrupted,
         )
 
     def count(self, verdict: Verdict) -> int:

@@ -1,8 +1,10 @@
-"""report.md: what a person pastes into Launchpad or GitHub.
+"""The report a person pastes into a bug tracker: report.md for GitHub, report.txt for Launchpad.
 
 One screen of summary first (scenario, backend, versions, verdict counts), then the detail:
 expected vs observed hooks, what changed in files and relation data (with counts of what did
-not), pod identity, steps with durations, and the exact commands to reproduce.
+not), pod identity, steps with durations, and the exact commands to reproduce. It is built
+once as blocks (``harness.evidence.document``) and rendered as Markdown (``render_report``)
+or as plain text (``render_text``: Launchpad shows Markdown as it was typed).
 """
 
 from __future__ import annotations
@@ -18,11 +20,27 @@ from harness.common.observations import (
     HookRecord,
     PodIdentity,
     Snapshot,
-    Step,
 )
-from harness.common.times import duration, format_duration, parse_instant
-from harness.evidence import markdown as md
-from harness.evidence.model import Evidence
+from harness.evidence.charm_errors import charm_errors_section
+from harness.evidence.document import (
+    Banner,
+    Block,
+    Bullets,
+    Code,
+    CodeBlock,
+    Folded,
+    Heading,
+    Inline,
+    Link,
+    Strong,
+    para,
+    table,
+    to_markdown,
+    to_text,
+)
+from harness.evidence.model import REPORT_FILE, TEXT_REPORT_FILE, Evidence
+from harness.evidence.steps_section import steps_section
+from harness.evidence.user_bundle import bundle_blocks, bundle_file_blocks
 from harness.verdict.file_survival import changes, unchanged
 
 DETAIL_CHARS = 200
@@ -38,22 +56,33 @@ CONFIG_FROM = {
     "config (pytest-operator --model-config) set: the harness made this model and kept those",
 }
 
-SIMULATED_BANNER = (
-    "> **SIMULATED**: produced by the twin backend (an in-process simulation through "
-    "ops.testing), not by a real Juju controller. It shows what the catalogue predicts; "
-    "it is not regression evidence."
+SIMULATED_BANNER = Banner(
+    (
+        Strong("SIMULATED"),
+        ": produced by the twin backend (an in-process simulation through ops.testing), not "
+        "by a real Juju controller. It shows what the catalogue predicts; it is not "
+        "regression evidence.",
+    )
 )
 
 
-def _cell(text: object) -> str:
-    """Table-safe Markdown: HTML and pipes escaped, line breaks kept visible."""
-    return md.cell(text)
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return lines
+def where_to_paste(text: bool) -> Block:
+    """Which rendering goes where: Markdown to GitHub, plain text to Launchpad."""
+    if text:
+        return para(
+            "Plain text for Launchpad, which shows Markdown as typed: paste this as it is. "
+            f"For GitHub, paste {REPORT_FILE} from the same folder (tables, folded sections)."
+        )
+    return Banner(
+        (
+            "For GitHub, paste this file as it is. For Launchpad, which shows Markdown as "
+            "typed, paste ",
+            Code(TEXT_REPORT_FILE),
+            " from the same folder (or the output of ",
+            Code("repro report FOLDER --format text"),
+            ").",
+        )
+    )
 
 
 def _or_unknown(value: object) -> str:
@@ -61,9 +90,24 @@ def _or_unknown(value: object) -> str:
 
 
 def title(evidence: Evidence) -> str:
-    prefix = "SIMULATED reproduction" if evidence.simulated else "Reproduction"
-    what = f" ({evidence.disruption})" if evidence.disruption else ""
-    return f"{prefix}: {evidence.scenario}{what}"
+    """What was reproduced, saying the disruption once: with the applications it was applied
+    to and the user's bundle, when the evidence records them.
+
+    ``pod-delete of my-db, bundle my-bundle (sha256 4e77a3f2c551)`` for a disruption on a
+    bundle; ``lp2021891-pod-delete (pod-delete of mysql-router-k8s, probe)`` for a named
+    scenario.
+    """
+    e = evidence
+    prefix = "SIMULATED reproduction" if e.simulated else "Reproduction"
+    what = e.disruption or e.scenario
+    apps = e.disrupted or ((e.bundle.app,) if e.bundle is not None else ())
+    if apps:
+        what += " of " + ", ".join(apps)
+    if e.bundle is not None:
+        what += f", bundle {e.bundle.name} (sha256 {e.bundle.digest[:12]})"
+    if e.scenario == e.disruption or e.disruption is None:
+        return f"{prefix}: {what}"
+    return f"{prefix}: {e.scenario} ({what})"
 
 
 def verdict_counts(evidence: Evidence) -> str:
@@ -72,10 +116,12 @@ def verdict_counts(evidence: Evidence) -> str:
         f"{evidence.count('known-bug')} known-bug"
     )
     undetermined = evidence.count("undetermined")
-    return text + (f", {undetermined} undetermined" if undetermined else "")
+    text += f", {undetermined} undetermined" if undetermined else ""
+    charm = evidence.count("charm-error")
+    return text + (f", {charm} charm-error" if charm else "")
 
 
-def _summary(e: Evidence) -> list[str]:
+def _summary(e: Evidence) -> list[Block]:
     v = e.versions
     charms = ", ".join(
         f"{c.app} ({c.charm}, {c.channel or 'no channel'}, "
@@ -119,43 +165,49 @@ def _summary(e: Evidence) -> list[str]:
         rows.insert(1, ("Bundle", f"{e.bundle.name} (sha256 {e.bundle.digest[:12]}), {observer}"))
     if e.error:
         rows.append(("Stopped early", e.error))
-    return _table(("", ""), rows)
+    return [table(("", ""), rows)]
 
 
-def _attention(e: Evidence) -> list[str]:
+def _attention(e: Evidence) -> list[Block]:
     notable = [f for f in e.findings if f.verdict in ("deviation", "known-bug")]
-    lines: list[str] = []
+    blocks: list[Block] = []
     if notable:
-        lines += ["", "## Deviations and known bugs", ""]
-    for f in notable:
-        lines.append(
-            f"- **{md.text(f.verdict)}** {md.text(f.check)} {md.code(f.subject)}: expected "
-            f"{md.text(f.expected)}; observed {md.text(f.observed)} "
-            f"({md.link('source', f.source)})"
-            + (f". {md.text(_shorten(f.detail))}" if f.detail else "")
-        )
-    return lines + _undetermined(e)
+        items: list[tuple[Inline, ...]] = []
+        for f in notable:
+            item: tuple[Inline, ...] = (
+                Strong(f.verdict),
+                f" {f.check} ",
+                Code(f.subject),
+                f": expected {f.expected}; observed {f.observed} (",
+                Link("source", f.source),
+                ")",
+            )
+            items.append(item + ((f". {_shorten(f.detail)}",) if f.detail else ()))
+        blocks += [Heading("Deviations and known bugs"), Bullets(tuple(items))]
+    return blocks + _undetermined(e)
 
 
-def _undetermined(e: Evidence) -> list[str]:
+def _undetermined(e: Evidence) -> list[Block]:
     """Files whose survival the run could not tell: neither kept nor a deviation."""
     unknown = [f for f in e.findings if f.verdict == "undetermined"]
     if not unknown:
         return []
-    lines = ["", "## Survival undetermined", ""]
-    for f in unknown:
-        lines.append(
-            f"- {md.text(f.check)} {md.code(f.subject)}: expected {md.text(f.expected)}; "
-            f"observed {md.text(f.observed)}"
-        )
-    lines += [
-        "",
-        "Judged on existence, content, size, mtime, ctime and inode, with times compared "
-        "against the container's own clock. A file the charm writes again after the "
-        "disruption cannot show whether its layer kept it. To test the layer, let the "
-        f"harness write a file it owns: {md.code('--mark APP:CONTAINER:PATH')}.",
+    items = tuple(
+        (f"{f.check} ", Code(f.subject), f": expected {f.expected}; observed {f.observed}")
+        for f in unknown
+    )
+    return [
+        Heading("Survival undetermined"),
+        Bullets(items),
+        para(
+            "Judged on existence, content, size, mtime, ctime and inode, with times compared "
+            "against the container's own clock. A file the charm writes again after the "
+            "disruption cannot show whether its layer kept it. To test the layer, let the "
+            "harness write a file it owns: ",
+            Code("--mark APP:CONTAINER:PATH"),
+            ".",
+        ),
     ]
-    return lines
 
 
 def _shorten(text: str, limit: int = DETAIL_CHARS) -> str:
@@ -178,28 +230,31 @@ def _observed_sequences(hooks: Sequence[HookRecord]) -> dict[tuple[str, str], li
     return sequences
 
 
-def _hooks_section(e: Evidence) -> list[str]:
-    lines = ["", "## Hooks: expected vs observed", ""]
+def _hooks_section(e: Evidence) -> list[Block]:
+    blocks: list[Block] = [Heading("Hooks: expected vs observed")]
     hook_findings = [f for f in e.findings if f.check == "hooks"]
     if hook_findings:
-        lines += _table(
-            ("Unit", "Expected", "Observed", "Verdict"),
-            ((f.subject, f.expected, f.observed, f.verdict) for f in hook_findings),
+        blocks.append(
+            table(
+                ("Unit", "Expected", "Observed", "Verdict"),
+                ((f.subject, f.expected, f.observed, f.verdict) for f in hook_findings),
+            )
         )
     if e.expected_hooks:
-        lines += ["", f"Catalogue (required, in order): {md.code(', '.join(e.expected_hooks))}"]
+        blocks.append(para("Catalogue (required, in order): ", Code(", ".join(e.expected_hooks))))
     observed = _observed_sequences(e.hooks)
     if observed:
-        lines += ["", "Observed in the disruption window, per unit and source:", ""]
-        lines += _table(
-            ("Unit", "Source", "Sequence"),
-            ((unit, source, ", ".join(seq)) for (unit, source), seq in sorted(observed.items())),
-        )
+        blocks += [
+            para("Observed in the disruption window, per unit and source:"),
+            table(
+                ("Unit", "Source", "Sequence"),
+                ((u, source, ", ".join(seq)) for (u, source), seq in sorted(observed.items())),
+            ),
+        ]
     elif not hook_findings:
-        lines.append("No hooks were observed in the disruption window.")
-    for note in _collection_notes(e):
-        lines += ["", f"Note: {md.text(note)}"]
-    return lines
+        blocks.append(para("No hooks were observed in the disruption window."))
+    blocks += [para(f"Note: {note}") for note in _collection_notes(e)]
+    return blocks
 
 
 def _collection_notes(e: Evidence) -> list[str]:
@@ -220,7 +275,7 @@ def layer_of(finding: Finding) -> str | None:
     return next((layer for layer in LAYERS if f"({layer}" in finding.expected), None)
 
 
-def _layers_section(e: Evidence) -> list[str]:
+def _layers_section(e: Evidence) -> list[Block]:
     """All three places a file can live, with the verdict and what each was judged on."""
     rows = []
     for layer in LAYERS:
@@ -235,11 +290,11 @@ def _layers_section(e: Evidence) -> list[str]:
             )
             unit = f.subject.split(" ", 1)[0]
             rows.append((layer, unit, f.expected, f.observed, f.verdict, basis))
-    lines = ["", "## Survival by filesystem layer", ""]
-    return lines + _table(("Layer", "Unit", "Expected", "Observed", "Verdict", "Judged on"), rows)
+    header = ("Layer", "Unit", "Expected", "Observed", "Verdict", "Judged on")
+    return [Heading("Survival by filesystem layer"), table(header, rows)]
 
 
-def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
+def _files_section(before: Snapshot, after: Snapshot) -> list[Block]:
     def index(files: Iterable[FileState]) -> dict[tuple[str, str, str], FileState]:
         return {(f.unit, f.container, f.path): f for f in files}
 
@@ -257,17 +312,18 @@ def _files_section(before: Snapshot, after: Snapshot) -> list[str]:
             # Same content, other metadata: written again (see harness.verdict.file_survival).
             after_text += " (same content; " + ", ".join(changes(a, b)) + ")"
         rows.append((*key, _state_text(a, before, key), after_text))
-    lines = ["", "## Files", ""]
+    blocks: list[Block] = [Heading("Files")]
     if rows:
-        lines += _table(("Unit", "Container", "Path", "Before", "After"), rows)
-        lines.append("")
-    lines.append(f"Paths: {len(rows)} changed, {same} unchanged.")
+        blocks.append(table(("Unit", "Container", "Path", "Before", "After"), rows))
+    blocks.append(para(f"Paths: {len(rows)} changed, {same} unchanged."))
     if any(f.ctime is not None for f in (*before.files, *after.files)):
-        lines.append(
-            "Unchanged means the same content, size, mtime, ctime and inode; times are the "
-            "container's own clock (bundle.json has each file's metadata)."
+        blocks.append(
+            para(
+                "Unchanged means the same content, size, mtime, ctime and inode; times are "
+                "the container's own clock (bundle.json has each file's metadata)."
+            )
         )
-    return lines
+    return blocks
 
 
 def _state_text(state: FileState | None, snapshot: Snapshot, key: tuple[str, str, str]) -> str:
@@ -289,7 +345,7 @@ def _bag_label(bag: Databag) -> str:
     return f"{where} (seen by {bag.seen_by}, {bag.source})"
 
 
-def _relations_section(before: Snapshot, after: Snapshot) -> list[str]:
+def _relations_section(before: Snapshot, after: Snapshot) -> list[Block]:
     def index(bags: Iterable[Databag]) -> dict[tuple[str, ...], Databag]:
         return {(*b.key, b.scope): b for b in bags}
 
@@ -308,13 +364,11 @@ def _relations_section(before: Snapshot, after: Snapshot) -> list[str]:
         if not diff:
             unchanged += 1
         rows += [(_bag_label(a), k, va, vb) for k, va, vb in diff]
-    lines = ["", "## Relation data", ""]
+    blocks: list[Block] = [Heading("Relation data")]
     if rows:
-        lines += _table(("Databag", "Key", "Before", "After"), rows)
-        lines.append("")
+        blocks.append(table(("Databag", "Key", "Before", "After"), rows))
     changed = len({r[0] for r in rows})
-    lines.append(f"Databags: {changed} changed, {unchanged} unchanged.")
-    return lines
+    return [*blocks, para(f"Databags: {changed} changed, {unchanged} unchanged.")]
 
 
 def _data_diff(before: Mapping[str, str], after: Mapping[str, str]) -> list[tuple[str, str, str]]:
@@ -333,7 +387,7 @@ def _restarts(pod: PodIdentity | None) -> str:
     )
 
 
-def _pods_section(before: Snapshot, after: Snapshot) -> list[str]:
+def _pods_section(before: Snapshot, after: Snapshot) -> list[Block]:
     units = sorted({p.unit for p in before.pods} | {p.unit for p in after.pods})
     rows = []
     for unit in units:
@@ -349,98 +403,81 @@ def _pods_section(before: Snapshot, after: Snapshot) -> list[str]:
                 _restarts(b),
             )
         )
-    lines = ["", "## Pod identity", ""]
-    if rows:
-        lines += _table(
-            ("Unit", "UID before", "UID after", "", "Restarts before", "Restarts after"), rows
-        )
-    else:
-        lines.append("No pods were observed.")
-    return lines
+    heading = Heading("Pod identity")
+    if not rows:
+        return [heading, para("No pods were observed.")]
+    header = ("Unit", "UID before", "UID after", "", "Restarts before", "Restarts after")
+    return [heading, table(header, rows)]
 
 
-def _steps_section(e: Evidence) -> list[str]:
-    lines = ["", "## Steps", ""]
-    if not e.steps:
-        return [*lines, "No steps were recorded."]
-    if e.simulated:
-        return lines + _simulated_steps(e)
-    return lines + _table(
-        ("Step", "Start", "End", "Took", "Detail"),
-        (
-            (s.name, s.start, s.end, format_duration(duration(s.start, s.end)), s.detail)
-            for s in e.steps
-        ),
-    )
-
-
-def _simulated_steps(e: Evidence) -> list[str]:
-    """The twin's steps on its own clock: offsets from the first step, never dates.
-
-    The twin's clock starts at a fixed, artificial instant so that runs are reproducible;
-    its dates mean nothing, its differences are what the simulation modelled.
-    """
-    origin = parse_instant(e.steps[0].start)
-
-    def offset(moment: str) -> str:
-        at = parse_instant(moment)
-        if origin is None or at is None:
-            return moment
-        return "+" + format_duration((at - origin).total_seconds())
-
-    def took(s: Step) -> str:
-        return format_duration(duration(s.start, s.end))
-
-    rows = [(s.name, offset(s.start), offset(s.end), took(s), s.detail) for s in e.steps]
-    note = (
-        "Times are the twin's simulated clock (SIMULATED), counted from the first step; "
-        "they say what the simulation modelled, not how long anything took."
-    )
-    header = ("Step", "Start (simulated)", "End (simulated)", "Took (simulated)", "Detail")
-    return [note, "", *_table(header, rows)]
-
-
-def _findings_section(findings: Sequence[Finding]) -> list[str]:
+def _findings_section(findings: Sequence[Finding]) -> list[Block]:
     if not findings:
         return []
-    lines = ["", "<details><summary>All findings</summary>", ""]
-    lines += _table(
-        ("Check", "Subject", "Expected", "Observed", "Verdict", "Source", "Detail"),
-        (
-            (f.check, f.subject, f.expected, f.observed, f.verdict, f.source, f.detail)
-            for f in findings
-        ),
+    header = ("Check", "Subject", "Expected", "Observed", "Verdict", "Source", "Detail")
+    rows = (
+        (f.check, f.subject, f.expected, f.observed, f.verdict, f.source, f.detail)
+        for f in findings
     )
-    return [*lines, "", "</details>"]
+    return [Folded("All findings", (table(header, rows),))]
+
+
+def _reproduce_section(e: Evidence) -> list[Block]:
+    blocks: list[Block] = [Heading("Reproduce")]
+    if e.bundle is not None and e.commands:
+        blocks.append(
+            para(
+                "The ",
+                Code("repro run"),
+                " line names its paths from the folder that holds ",
+                Code(e.bundle.file),
+                " (the file is below): run it there.",
+            )
+        )
+    if e.commands:
+        blocks.append(CodeBlock(e.commands))
+    else:
+        blocks.append(para("No commands were recorded."))
+    if e.bundle is not None:
+        blocks += bundle_file_blocks(e.bundle)
+    return blocks
+
+
+def report_blocks(evidence: Evidence, *, text: bool = False) -> list[Block]:
+    """The whole report; ``text`` for the plain-text rendering (its header says so)."""
+    e = evidence
+    blocks: list[Block] = [Heading(title(e), level=1)]
+    if e.simulated:
+        blocks.append(SIMULATED_BANNER)
+    blocks.append(where_to_paste(text))
+    if e.error:
+        blocks.append(para(Strong("The run stopped early:"), f" {e.error}"))
+    blocks += _summary(e)
+    blocks += charm_errors_section(e)
+    blocks += _attention(e)
+    blocks += _hooks_section(e)
+    blocks += _layers_section(e)
+    if e.before and e.after:
+        blocks += _files_section(e.before, e.after)
+        blocks += _relations_section(e.before, e.after)
+        blocks += _pods_section(e.before, e.after)
+    else:
+        missing = "before" if e.before is None else "after"
+        blocks.append(
+            para(f"No file, relation or pod diff: the {missing} snapshot was not taken.")
+        )
+    blocks += steps_section(e)
+    if e.bundle is not None:
+        blocks += bundle_blocks(e.bundle)
+    blocks += _reproduce_section(e)
+    blocks += _findings_section(e.findings)
+    return blocks
 
 
 def render_report(evidence: Evidence) -> str:
-    e = evidence
-    lines = [f"# {md.text(title(e))}", ""]
-    if e.simulated:
-        lines += [SIMULATED_BANNER, ""]
-    if e.error:
-        lines += [f"**The run stopped early:** {md.text(e.error)}", ""]
-    lines += _summary(e)
-    lines += _attention(e)
-    lines += _hooks_section(e)
-    lines += _layers_section(e)
-    if e.before and e.after:
-        lines += _files_section(e.before, e.after)
-        lines += _relations_section(e.before, e.after)
-        lines += _pods_section(e.before, e.after)
-    else:
-        missing = "before" if e.before is None else "after"
-        lines += ["", f"No file, relation or pod diff: the {missing} snapshot was not taken."]
-    lines += _steps_section(e)
-    if e.bundle is not None:
-        lines += e.bundle.report_lines()
-    lines += ["", "## Reproduce", ""]
-    if e.commands:
-        lines += md.fenced(e.commands)
-    else:
-        lines.append("No commands were recorded.")
-    if e.bundle is not None:
-        lines += ["", *e.bundle.reproduce_lines()]
-    lines += _findings_section(e.findings)
-    return "\n".join(lines) + "\n"
+    """report.md: Markdown for GitHub."""
+    return to_markdown(report_blocks(evidence))
+
+
+def render_text(evidence: Evidence) -> str:
+    """report.txt: plain text for Launchpad (SIMULATED where the twin produced it)."""
+    return to_text(report_blocks(evidence, text=True))

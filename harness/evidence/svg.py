@@ -1,26 +1,27 @@
 """timeline.svg: one lane per unit, hooks as labelled marks in time order, steps as bands.
 
-The horizontal axis is ordinal with gaps: every distinct time gets a column, and the space
-between columns grows with the logarithm of the time between them, so a burst of hooks stays
-readable next to a five-minute wait. Steps are shaded bands across the lanes, named in a
-header with one row per step. When a unit's hooks come from two sources (the debug-log and
-the probe journal), the debug-log's are the labelled marks and the other source's are
-small hollow marks under them, placed by time without widening the axis.
-Written with xml.etree, which does the escaping.
+The time axis is drawn to scale (``harness.evidence.time_axis`` places everything), and the
+picture says where it is not: a break (//) on the axis with the time it skips, a dashed
+stretch where hooks of one lane were spread apart to be read; a caption under the axis gives
+the scale as a bar. Steps are shaded bands across the lanes, named in a header with one row
+per step. When a unit's hooks come from two sources (the debug-log and the probe journal),
+the debug-log's are the labelled marks and the other source's are small hollow marks under
+them, placed by time without widening the axis. A lane without hooks is a short one that
+says so; the legend wraps to the picture's width. Written with xml.etree, which does the
+escaping.
 """
 
 from __future__ import annotations
 
-import bisect
-import math
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 
 from harness.common.observations import HookRecord, Step
-from harness.common.times import parse_instant, seconds_of_day
+from harness.common.times import parse_instant
 from harness.evidence.markdown import visible
 from harness.evidence.model import Evidence
 from harness.evidence.report import title
+from harness.evidence.time_axis import TimeAxis, bar_seconds, scale_caption, span
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
@@ -37,20 +38,12 @@ BAND_COLOURS = ("#1565c0", "#00838f", "#5d4037", "#ad1457", "#558b2f", "#6a1b9a"
 LEFT = 190  # unit labels
 TITLE_HEIGHT = 40
 STEP_ROW = 15  # one header row per step
-LANE_HEIGHT = 150
-COLUMN = 22  # per hook at one time in one lane
+LANE_HEIGHT = 150  # the most a lane takes: its longest label, drawn at 55 degrees
+EMPTY_LANE = 34  # a lane without hooks
 LABEL_CHARS = 30
-BOTTOM = 110  # time ticks and legend
+CHAR = 6.5  # px a character takes at font-size 11 (sans-serif, generously)
+MIN_WIDTH = 900.0
 PRIMARY_SOURCE = "debug-log"
-
-
-def _time_keys(texts: Sequence[str]) -> list[float | None]:
-    """Seconds for each time stamp: since the epoch when all are dated, else of the day."""
-    instants = [parse_instant(t) for t in texts]
-    if instants and all(i is not None for i in instants):
-        return [i.timestamp() if i is not None else None for i in instants]
-    # Undated debug-log times (HH:MM:SS): compare within one day.
-    return [seconds_of_day(t) for t in texts]
 
 
 def _label(text: str) -> str:
@@ -70,87 +63,9 @@ def _fmt(value: float) -> str:
     return f"{value:.1f}"
 
 
-class _Axis:
-    """Where each record and step edge goes on the horizontal axis."""
-
-    def __init__(
-        self, records: Sequence[HookRecord], primary: Sequence[bool], steps: Sequence[Step]
-    ) -> None:
-        texts = [r.time for r in records] + [t for s in steps for t in (s.start, s.end)]
-        keys = _time_keys(texts)
-        # A time we cannot read keeps the record where its source put it.
-        last = 0.0
-        filled: list[float] = []
-        for key in keys:
-            last = key if key is not None else last
-            filled.append(last)
-        self.record_key = filled[: len(records)]
-        edge_keys = filled[len(records) :]
-        self.x_of_record: dict[int, float] = {}
-        self.x_of_edge: dict[tuple[int, str], float] = {}
-
-        # (time, kind order, index): marks of one time before the ends of steps at that time.
-        events: list[tuple[float, int, int, str]] = []
-        for index, is_primary in enumerate(primary):
-            if is_primary:
-                events.append((self.record_key[index], 1, index, ""))
-        for index in range(len(steps)):
-            start, end = edge_keys[2 * index], max(edge_keys[2 * index], edge_keys[2 * index + 1])
-            events.append((start, 0, index, "start"))
-            events.append((end, 2, index, "end"))
-        events.sort(key=lambda e: (e[0], e[1]))
-
-        x = float(LEFT + 30)
-        anchors: list[tuple[float, float]] = []
-        self.mark_times: list[tuple[float, str]] = []  # x and time text of each column
-        position = 0
-        while position < len(events):
-            moment = events[position][0]
-            batch = []
-            while position < len(events) and events[position][0] == moment:
-                batch.append(events[position])
-                position += 1
-            per_lane: dict[str, int] = {}
-            for _, kind, index, _ in batch:
-                if kind == 1:
-                    unit = records[index].unit
-                    slot = per_lane.get(unit, 0)
-                    per_lane[unit] = slot + 1
-                    self.x_of_record[index] = x + slot * COLUMN
-            width = max(per_lane.values(), default=0)
-            for _, kind, index, edge in batch:
-                if kind == 0:
-                    self.x_of_edge[(index, edge)] = x - COLUMN / 2
-                elif kind == 2:
-                    self.x_of_edge[(index, edge)] = x + max(width, 1) * COLUMN - COLUMN / 2
-            anchors.append((moment, x))
-            first_mark = next((e[2] for e in batch if e[1] == 1), None)
-            if first_mark is not None:
-                self.mark_times.append((x, records[first_mark].time))
-            x += width * COLUMN
-            if position < len(events):
-                gap = events[position][0] - moment
-                x += min(140.0, 14.0 * math.log1p(max(0.0, gap)))
-        self.end = x
-        self._anchors = anchors
-        # Secondary marks go where their time falls between the placed ones.
-        for index, is_primary in enumerate(primary):
-            if not is_primary:
-                self.x_of_record[index] = self._interpolate(self.record_key[index])
-
-    def _interpolate(self, key: float) -> float:
-        if not self._anchors:
-            return float(LEFT + 30)
-        times = [t for t, _ in self._anchors]
-        at = bisect.bisect_left(times, key)
-        if at < len(times) and times[at] == key:
-            return self._anchors[at][1]
-        if at == 0:
-            return self._anchors[0][1] - COLUMN / 2
-        if at == len(times):
-            return self._anchors[-1][1] + COLUMN / 2
-        (t0, x0), (t1, x1) = self._anchors[at - 1], self._anchors[at]
-        return x0 + (x1 - x0) * (key - t0) / (t1 - t0)
+def _text_px(text: str, size: float = 11) -> float:
+    """How wide ``text`` is drawn, estimated (no font metrics in a pure-Python writer)."""
+    return len(text) * CHAR * size / 11
 
 
 def render_timeline_svg(
@@ -170,13 +85,25 @@ def render_timeline_svg(
         if current is None or record.source == PRIMARY_SOURCE:
             sources[record.unit] = record.source
     primary = [sources[r.unit] == r.source for r in records]
-    axis = _Axis(records, primary, steps)
-
-    width = max(axis.end + 40, 900.0)
-    top = TITLE_HEIGHT + STEP_ROW * len(steps) + 12
-    lanes_bottom = top + LANE_HEIGHT * max(len(lanes), 1)
-    height = lanes_bottom + BOTTOM
+    axis = TimeAxis(records, primary, steps, float(LEFT + 30))
     heading = f"SIMULATED: {title}" if simulated and "SIMULATED" not in title else title
+
+    heights = [_lane_height([r for r in records if r.unit == unit]) for unit in lanes]
+    widest_step = max(
+        (
+            axis.x_of_edge.get((i, "end"), float(LEFT)) + 4 + _text_px(s.name)
+            for i, s in enumerate(steps)
+        ),
+        default=0.0,
+    )
+    width = max(axis.end + 40, MIN_WIDTH, 20 + _text_px(heading, 16), widest_step + 10)
+    top = TITLE_HEIGHT + STEP_ROW * len(steps) + 12
+    lanes_bottom = top + (sum(heights) if lanes else EMPTY_LANE)
+    scale_lines = _wrap(scale_caption(axis), width - 20)
+    legend_rows = _legend_rows(width, secondary=not all(primary))
+    scale_top = lanes_bottom + 52  # under the tick labels and the scale bar
+    legend_top = scale_top + 16 * len(scale_lines) + 14
+    height = legend_top + 22 * len(legend_rows) + 10
 
     svg = ET.Element(
         "svg",
@@ -194,12 +121,14 @@ def render_timeline_svg(
          fill="#ffffff")  # fmt: skip
     _sub(svg, "text", heading, x="10", y="22", font_size="16", font_weight="bold")
 
+    lane_top = float(top)
     for index, unit in enumerate(lanes):
-        lane_top = top + index * LANE_HEIGHT
-        _lane(svg, unit, index, lane_top, width, records, primary, axis)
+        _lane(svg, unit, index, lane_top, heights[index], width, records, primary, axis)
+        lane_top += heights[index]
     _steps(svg, steps, axis, top, lanes_bottom)
     _axis_ticks(svg, steps, axis, lanes_bottom)
-    _legend(svg, lanes_bottom + 60, secondary=not all(primary))
+    _time_scale(svg, axis, top, lanes_bottom, scale_top, scale_lines)
+    _legend(svg, legend_top, legend_rows)
     if simulated:
         _sub(
             svg,
@@ -219,20 +148,44 @@ def render_timeline_svg(
     return ET.tostring(svg, encoding="unicode") + "\n"
 
 
+def _lane_height(records: Sequence[HookRecord]) -> float:
+    """Room for the lane's longest label, drawn rotated above the baseline; short if none."""
+    if not records:
+        return float(EMPTY_LANE)
+    longest = max(len(_label(_name(r))) for r in records)
+    # A label at 55 degrees rises 0.82 of its length; 28 px below the baseline, 14 above.
+    return float(min(LANE_HEIGHT, max(70.0, 42 + 0.82 * CHAR * longest)))
+
+
+def _name(record: HookRecord) -> str:
+    is_hook = record.kind == "hook"
+    name = record.hook if is_hook and record.hook else f"[{record.kind}]"
+    outcome = record.outcome or "ok"
+    return name if outcome == "ok" or not is_hook else f"{name} ({outcome})"
+
+
 def _lane(
     svg: ET.Element,
     unit: str,
     index: int,
     top: float,
+    height: float,
     width: float,
     records: Sequence[HookRecord],
     primary: Sequence[bool],
-    axis: _Axis,
+    axis: TimeAxis,
 ) -> None:
     lane = _sub(svg, "g", class_="lane", data_unit=unit)
-    _sub(lane, "rect", x="0", y=_fmt(top), width=_fmt(width), height=str(LANE_HEIGHT),
+    _sub(lane, "rect", x="0", y=_fmt(top), width=_fmt(width), height=_fmt(height),
          fill="#f5f5f5" if index % 2 else "#ffffff")  # fmt: skip
-    baseline = top + LANE_HEIGHT - 28
+    if not any(r.unit == unit for r in records):
+        middle = top + height / 2 + 4
+        _sub(lane, "text", unit, class_="unit", x="10", y=_fmt(middle), font_size="13",
+             font_weight="bold")  # fmt: skip
+        _sub(lane, "text", "no hooks in this window", x=str(LEFT), y=_fmt(middle),
+             fill="#757575", font_style="italic")  # fmt: skip
+        return
+    baseline = top + height - 28
     _sub(lane, "line", x1=str(LEFT), y1=_fmt(baseline), x2=_fmt(width - 20), y2=_fmt(baseline),
          stroke="#9e9e9e", stroke_width="1")  # fmt: skip
     _sub(lane, "text", unit, class_="unit", x="10", y=_fmt(baseline + 4), font_size="13",
@@ -290,7 +243,9 @@ def _secondary_mark(lane: ET.Element, record: HookRecord, x: float, y: float) ->
          stroke_width="1.5")  # fmt: skip
 
 
-def _steps(svg: ET.Element, steps: Sequence[Step], axis: _Axis, top: float, bottom: float) -> None:
+def _steps(
+    svg: ET.Element, steps: Sequence[Step], axis: TimeAxis, top: float, bottom: float
+) -> None:
     """Each step: a band across the lanes and a named bar in its own header row."""
     group = _sub(svg, "g", class_="steps")
     for index, step in enumerate(steps):
@@ -310,7 +265,7 @@ def _steps(svg: ET.Element, steps: Sequence[Step], axis: _Axis, top: float, bott
              fill=colour)  # fmt: skip
 
 
-def _axis_ticks(svg: ET.Element, steps: Sequence[Step], axis: _Axis, y: float) -> None:
+def _axis_ticks(svg: ET.Element, steps: Sequence[Step], axis: TimeAxis, y: float) -> None:
     group = _sub(svg, "g", class_="axis")
     # Step edges when there are steps (a run); else the hooks' own times (a debug-log).
     ticks = sorted(
@@ -330,25 +285,101 @@ def _axis_ticks(svg: ET.Element, steps: Sequence[Step], axis: _Axis, y: float) -
              text_anchor="middle")  # fmt: skip
 
 
-def _legend(svg: ET.Element, y: float, *, secondary: bool) -> None:
-    legend = _sub(svg, "g", class_="legend")
-    x = 10.0
-    for outcome, colour in OUTCOME_COLOURS.items():
-        _sub(legend, "circle", cx=_fmt(x + 5), cy=_fmt(y - 4), r="5", fill=colour)
-        _sub(legend, "text", f"hook {outcome}", x=_fmt(x + 14), y=_fmt(y))
-        x += 120
-    _sub(legend, "path", d=f"M {_fmt(x + 5)} {_fmt(y - 11)} l 7 7 l -7 7 l -7 -7 z",
-         fill=OTHER_KIND_COLOUR)  # fmt: skip
-    _sub(legend, "text", "reboot / agent event", x=_fmt(x + 16), y=_fmt(y))
-    x += 160
-    _sub(legend, "rect", x=_fmt(x), y=_fmt(y - 10), width="24", height="12",
-         fill=BAND_COLOURS[0], fill_opacity="0.2", stroke=BAND_COLOURS[0])  # fmt: skip
-    _sub(legend, "text", "step (shaded while it ran)", x=_fmt(x + 30), y=_fmt(y))
+_Item = tuple[str, str]  # (kind of symbol, text)
+
+
+def _legend_items(secondary: bool) -> list[_Item]:
+    items: list[_Item] = [(outcome, f"hook {outcome}") for outcome in OUTCOME_COLOURS]
+    items += [("event", "reboot / agent event"), ("step", "step (shaded while it ran)")]
     if secondary:
-        _sub(legend, "circle", cx=_fmt(15), cy=_fmt(y + 18), r="3.5", fill="none",
-             stroke=OUTCOME_COLOURS["ok"], stroke_width="1.5")  # fmt: skip
-        _sub(legend, "text", "the same unit's hooks from a second source (probe journal)",
-             x="24", y=_fmt(y + 22))  # fmt: skip
+        items.append(("second", "the same unit's hooks from a second source (probe journal)"))
+    return items
+
+
+def _legend_rows(width: float, *, secondary: bool) -> list[list[tuple[float, _Item]]]:
+    """The legend's items, each with its x, in rows that fit ``width``."""
+    rows: list[list[tuple[float, _Item]]] = [[]]
+    x = 10.0
+    for item in _legend_items(secondary):
+        room = 34 + _text_px(item[1]) + 24
+        if rows[-1] and x + room > width - 10:
+            rows.append([])
+            x = 10.0
+        rows[-1].append((x, item))
+        x += room
+    return rows
+
+
+def _legend(svg: ET.Element, top: float, rows: Sequence[Sequence[tuple[float, _Item]]]) -> None:
+    legend = _sub(svg, "g", class_="legend")
+    for number, row in enumerate(rows):
+        y = top + 22 * number
+        for x, (kind, text) in row:
+            if kind in OUTCOME_COLOURS:
+                _sub(legend, "circle", cx=_fmt(x + 10), cy=_fmt(y - 4), r="5",
+                     fill=OUTCOME_COLOURS[kind])  # fmt: skip
+            elif kind == "event":
+                _sub(legend, "path", d=f"M {_fmt(x + 10)} {_fmt(y - 11)} l 7 7 l -7 7 l -7 -7 z",
+                     fill=OTHER_KIND_COLOUR)  # fmt: skip
+            elif kind == "step":
+                _sub(legend, "rect", x=_fmt(x), y=_fmt(y - 10), width="24", height="12",
+                     fill=BAND_COLOURS[0], fill_opacity="0.2", stroke=BAND_COLOURS[0])  # fmt: skip
+            else:
+                _sub(legend, "circle", cx=_fmt(x + 10), cy=_fmt(y - 4), r="3.5", fill="none",
+                     stroke=OUTCOME_COLOURS["ok"], stroke_width="1.5")  # fmt: skip
+            _sub(legend, "text", text, x=_fmt(x + 34), y=_fmt(y))
+
+
+def _wrap(text: str, width: float) -> list[str]:
+    lines = [""]
+    for word in text.split():
+        candidate = f"{lines[-1]} {word}".strip()
+        if lines[-1] and _text_px(candidate) > width:
+            lines.append(word)
+        else:
+            lines[-1] = candidate
+    return lines
+
+
+def _time_scale(
+    svg: ET.Element,
+    axis: TimeAxis,
+    lanes_top: float,
+    y: float,
+    caption_top: float,
+    caption: Sequence[str],
+) -> None:
+    """The axis line (dashed where not to scale), its breaks, the scale bar and the caption."""
+    group = _sub(svg, "g", class_="time-scale")
+    start, end = float(LEFT + 10), max(axis.end, LEFT + 40.0)
+    _sub(group, "line", class_="axis-line", x1=_fmt(start), y1=_fmt(y), x2=_fmt(end),
+         y2=_fmt(y), stroke="#616161", stroke_width="1.5")  # fmt: skip
+    for x1, x2 in axis.spread:
+        _sub(group, "line", class_="not-to-scale", x1=_fmt(x1), y1=_fmt(y), x2=_fmt(x2),
+             y2=_fmt(y), stroke="#ffffff", stroke_width="2",
+             stroke_dasharray="3 3")  # fmt: skip
+    for x1, x2, seconds in axis.breaks:
+        cut = _sub(group, "g", class_="break", data_seconds=f"{seconds:g}")
+        middle = (x1 + x2) / 2
+        _sub(cut, "rect", x=_fmt(middle - 5), y=_fmt(lanes_top), width="10",
+             height=_fmt(y - lanes_top + 8), fill="#ffffff", fill_opacity="0.6")  # fmt: skip
+        for dx in (-3.0, 3.0):
+            _sub(cut, "line", x1=_fmt(middle + dx - 3), y1=_fmt(y + 6), x2=_fmt(middle + dx + 3),
+                 y2=_fmt(y - 6), stroke="#212121", stroke_width="1.5")  # fmt: skip
+        _sub(cut, "text", f"+{span(seconds)}", x=_fmt(middle), y=_fmt(y - 9),
+             font_size="9", text_anchor="middle", fill="#212121")  # fmt: skip
+    if axis.timed:  # the scale bar, with its ends marked, above the caption
+        bar = bar_seconds(axis.scale) * axis.scale
+        level = caption_top - 20
+        _sub(group, "line", class_="scale-bar", x1="10", y1=_fmt(level), x2=_fmt(10 + bar),
+             y2=_fmt(level), stroke="#212121", stroke_width="2")  # fmt: skip
+        for end_x in (10.0, 10 + bar):
+            _sub(group, "line", x1=_fmt(end_x), y1=_fmt(level - 4), x2=_fmt(end_x),
+                 y2=_fmt(level + 4), stroke="#212121", stroke_width="2")  # fmt: skip
+        _sub(group, "text", span(bar_seconds(axis.scale)), x=_fmt(16 + bar),
+             y=_fmt(level + 4))  # fmt: skip
+    for number, line in enumerate(caption):
+        _sub(group, "text", line, x="10", y=_fmt(caption_top + 16 * number))
 
 
 def evidence_units(evidence: Evidence) -> list[str]:

@@ -1,4 +1,4 @@
-"""One run's evidence written into its folder: bundle.json, report.md and timeline.svg.
+"""One run's evidence written into its folder: bundle.json, report.md, report.txt, timeline.svg.
 
 Each file is written under a temporary name and renamed into place; bundle.json goes first
 so that a renderer failing cannot lose the data.
@@ -11,19 +11,21 @@ import os
 import tempfile
 from pathlib import Path
 
-from harness.evidence.bundle import redact, to_json
+from harness.evidence.bundle import to_json
 from harness.evidence.model import (
     BUNDLE_FILE,
     REPORT_FILE,
+    TEXT_REPORT_FILE,
     TIMELINE_FILE,
     Evidence,
 )
-from harness.evidence.report import render_report
+from harness.evidence.redaction import redact
+from harness.evidence.report import render_report, render_text
 from harness.evidence.svg import render_svg
 
 
 def write_bundle(evidence: Evidence, folder: Path | str) -> Path:
-    """Write bundle.json, report.md and timeline.svg into ``folder``; returns the folder.
+    """Write bundle.json, report.md, report.txt and timeline.svg into ``folder``; returns it.
 
     bundle.json goes first so that a renderer failing cannot lose the data.
     """
@@ -32,6 +34,7 @@ def write_bundle(evidence: Evidence, folder: Path | str) -> Path:
     safe = redact(evidence)
     _write_atomically(path / BUNDLE_FILE, to_json(safe))
     _write_atomically(path / REPORT_FILE, render_report(safe))
+    _write_atomically(path / TEXT_REPORT_FILE, render_text(safe))
     _write_atomically(path / TIMELINE_FILE, render_svg(safe))
     return path
 

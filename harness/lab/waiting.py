@@ -154,15 +154,16 @@ async def wait_for(
         )
         return True
 
-    def stop(state: RetryCallState) -> bool:
+    # tenacity 8.0 calls these with the keyword ``retry_state`` (later ones positionally).
+    def stop(retry_state: RetryCallState) -> bool:
         return clock.monotonic() >= deadline
 
-    def pause(state: RetryCallState) -> float:
-        grown = interval * (1.5 ** max(0, state.attempt_number - 1))
+    def pause(retry_state: RetryCallState) -> float:
+        grown = interval * (1.5 ** max(0, retry_state.attempt_number - 1))
         return max(0.0, min(grown, max_interval, deadline - clock.monotonic()))
 
-    def remember(state: RetryCallState) -> None:
-        outcome = state.outcome
+    def remember(retry_state: RetryCallState) -> None:
+        outcome = retry_state.outcome
         if outcome is None:
             return
         if outcome.failed:
@@ -194,7 +195,9 @@ async def wait_for(
                 last_seen[0] = seen_failure(failure)
         else:
             last_seen[0] = describe(attempt.result())
-        raise WaitTimeout(condition, clock.monotonic() - start, last_seen[0]) from None
+        waited = clock.monotonic() - start
+        simulated = bool(getattr(clock, "simulated", False))
+        raise WaitTimeout(condition, waited, last_seen[0], simulated=simulated) from None
     waited = clock.monotonic() - start
     log.info("%s after %.1fs (%d looks)", condition, waited, looks[0])
     return Waited(condition, value, waited, looks[0])

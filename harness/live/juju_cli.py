@@ -155,6 +155,19 @@ def action_param(key: str, value: object) -> str:
     return f"{key}={json.dumps(value)}"
 
 
+def action_args(
+    major: int, unit: str, action: str, params: Mapping[str, object] | None = None
+) -> list[str]:
+    """``juju`` arguments that run an action and wait for it, as JSON, on Juju ``major``."""
+    pairs = [action_param(k, v) for k, v in (params or {}).items()]
+    verb = "run-action" if major < 3 else "run"
+    return [verb, unit, action, *pairs, f"--wait={ACTION_WAIT}", "--format", "json"]
+
+
+def relate_verb(major: int) -> str:
+    return "add-relation" if major < 3 else "integrate"
+
+
 class JujuCLI:
     """The ``juju`` verbs the live backend uses, on one runner (one model)."""
 
@@ -225,8 +238,7 @@ class JujuCLI:
         )
 
     async def integrate(self, endpoint_a: str, endpoint_b: str) -> None:
-        verb = "add-relation" if (await self.version()).major < 3 else "integrate"
-        await self.run(verb, endpoint_a, endpoint_b)
+        await self.run(relate_verb((await self.version()).major), endpoint_a, endpoint_b)
 
     async def model_config(self) -> Mapping[str, tuple[str, str]]:
         """Every model setting as (value, source): ``juju model-config --format json``."""
@@ -277,12 +289,7 @@ class JujuCLI:
         with the JSON still on stdout. 2.9: ``juju run-action UNIT ACTION k=v --wait=5m
         --format json``, keyed by unit tag.
         """
-        pairs = [action_param(k, v) for k, v in (params or {}).items()]
-        if (await self.version()).major < 3:
-            args = ["run-action", unit, action, *pairs, f"--wait={ACTION_WAIT}"]
-        else:
-            args = ["run", unit, action, *pairs, f"--wait={ACTION_WAIT}"]
-        args += ["--format", "json"]
+        args = action_args((await self.version()).major, unit, action, params)
         rc, out, err = await self.raw(*args)
         if rc != 0 and not out.lstrip().startswith("{"):
             raise JujuCLIError(args, rc, out, err)

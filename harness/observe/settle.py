@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from harness.common import counts
 from harness.common.observations import HookRecord, PodIdentity, Step, UnitStatus
 from harness.lab.ports import Lab
 from harness.lab.waiting import wait_for
@@ -113,6 +114,7 @@ async def wait_settled(
     quiet_for: float = QUIET_FOR,
     timeout: float = TIMEOUT,
     interval: float = 5.0,
+    stop_on_error: bool = False,
 ) -> Step:
     """Wait until ``apps`` are settled; return the wait as a Step (raises WaitTimeout).
 
@@ -120,6 +122,9 @@ async def wait_settled(
     Ready pods as ``juju status`` lists units. ``disrupted`` maps each disrupted unit to
     its pod before the disruption (None if it had none), ``since`` is when the disruption
     began, and ``required_hooks`` are the hooks each disrupted unit must run.
+    ``stop_on_error`` (the twin, which has already run Juju's retries of a failed hook when
+    a look sees its unit in error) stops waiting at once for a unit in error (its hooks,
+    its incarnation), and the Step says which and why.
     """
     from harness.observe.debug_log import parse_lines
     from harness.observe.log_cursor import LogCursor, merged
@@ -132,6 +137,7 @@ async def wait_settled(
     counted = [0]
     changed_at = [lab.clock.monotonic()]
     gave_up: dict[str, tuple[str, ...]] = {}
+    in_error: list[str] = []
 
     async def look() -> SettleState:
         waiting: list[str] = []
@@ -160,7 +166,9 @@ async def wait_settled(
                 for s in app_units
                 if s.workload == "error"
             ]
-            if errors:
+            if errors and stop_on_error:  # not waited for: the retries have run already
+                in_error.extend(e for e in errors if e not in in_error)
+            elif errors:
                 waiting.append(f"{app}: workload error ({', '.join(errors)})")
             app_pods = await lab.cluster.pods(app)
             pods.update({p.unit: p for p in app_pods if p.deletion_timestamp is None})
@@ -188,6 +196,8 @@ async def wait_settled(
                         unit.incarnation,
                     )
         waiting = [w for w in waiting if not any(w.startswith(f"{u}: hooks") for u in gave_up)]
+        stuck = {e.split(" ", 1)[0] for e in in_error}
+        waiting = [w for w in waiting if w.split(":", 1)[0] not in stuck]
         quiet = now - changed_at[0]
         if quiet < quiet_for:
             waiting.append(f"hooks ran {quiet:.0f}s ago (want {quiet_for:.0f}s of quiet)")
@@ -207,7 +217,14 @@ async def wait_settled(
     )
     ended = lab.clock.now().isoformat()
     log.info("%s settled after %.0fs", names, waited.waited)
-    detail = f"{names} settled after {waited.waited:.0f}s ({waited.attempts} looks)"
+    detail = (
+        f"{names} settled after {waited.waited:.0f}s ({counts.counted(waited.attempts, 'look')})"
+    )
+    if in_error:
+        detail += (
+            f"; stopped waiting at once for a unit in error after Juju's retries of its "
+            f"failed hook: {'; '.join(in_error)}"
+        )
     if gave_up:
         detail += "; never ran: " + "; ".join(
             f"{unit} {', '.join(hooks)}" for unit, hooks in sorted(gave_up.items())

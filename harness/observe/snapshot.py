@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from harness.common.counts import counted
 from harness.common.errors import HarnessError
 from harness.common.observations import (
     UNLISTED,
@@ -132,7 +133,7 @@ async def _list(lab: Lab, pod: str, container: str, paths: Sequence[str]) -> tup
         lambda _: True,
         timeout=LIST_TIMEOUT,
         clock=lab.clock,
-        describe=lambda listed: f"{len(listed)} paths",
+        describe=lambda listed: counted(len(listed), "path"),
     )
     return waited.value
 

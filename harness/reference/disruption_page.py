@@ -204,12 +204,27 @@ def _bug(bug: KnownBug) -> Html:
     )
 
 
+def _gone(view: DisruptionView) -> Html | None:
+    """Where the disruption's kind of charm no longer exists (podspec charms from 4.0)."""
+    if view.gone is None:
+        return None
+    why = link("why", view.gone.sources[0].url) if view.gone.sources else None
+    return tag(
+        "p",
+        f"Not on Juju {view.gone.juju_min} and later: podspec charms are gone there; "
+        f"{view.gone.claim}. ",
+        why,
+        class_="who",
+    )
+
+
 def disruption_page(view: DisruptionView) -> Rendered:
     pictures: dict[str, str] = {}
     main, *others = view.branches
     parts: list[Html | None] = [
         tag("h1", view.name),
         tag("p", view.summary, class_="lede"),
+        _gone(view),
         tag(
             "p",
             "On this page: ",

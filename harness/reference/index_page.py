@@ -25,6 +25,13 @@ def column_header(label: str) -> Html:
 
 
 def _cell(cell: Cell) -> Html:
+    if cell.entry is None:
+        gone = cell.gone
+        return tag(
+            "td",
+            tag("p", "Not on these versions: podspec charms are gone", class_="who"),
+            tag("p", link("why", gone.sources[0].url)) if gone and gone.sources else None,
+        )
     return tag(
         "td",
         tag("p", hooks_html(cell.hooks)),

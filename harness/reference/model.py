@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.catalogue import LIFECYCLE, Catalogue, Expectation, KnownBug, Source
+from harness.catalogue import LIFECYCLE, Catalogue, Expectation, Gone, KnownBug, Source
 from harness.catalogue.predict import SELECTED_BY
 from harness.common.errors import UnknownName
 from harness.reference.observed import ObservedRun
@@ -28,20 +28,25 @@ MAIN_NAME = "main"
 
 @dataclass(frozen=True)
 class Cell:
-    """One disruption on one column of Juju versions: the main branch there."""
+    """One disruption on one column of Juju versions: the main branch there.
+
+    ``gone`` instead of an entry where the disruption's kind of charm no longer exists on
+    those versions (podspec charms from Juju 4.0).
+    """
 
     disruption: str
     span: Span
-    entry: Expectation
+    entry: Expectation | None
     observed: tuple[ObservedRun, ...] = ()  # newest first
+    gone: Gone | None = None
 
     @property
     def hooks(self) -> tuple[Hook, ...]:
-        return sequence(self.entry)
+        return () if self.entry is None else sequence(self.entry)
 
     @property
     def survival(self) -> Survival:
-        return survival(self.entry)
+        return Survival(()) if self.entry is None else survival(self.entry)
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,7 @@ class DisruptionView:
     known_bugs: tuple[KnownBug, ...]
     citations: tuple[Citation, ...]
     observed: tuple[ObservedRun, ...]
+    gone: Gone | None = None  # from which Juju its kind of charm is gone (podspec: 4.0)
 
 
 # --- building ----------------------------------------------------------------------------
@@ -122,7 +128,12 @@ def matrix(catalogue: Catalogue, runs: Sequence[ObservedRun] = ()) -> Matrix:
     names = catalogue.disruptions()
 
     def signature(span: Span) -> tuple[object, ...]:
-        return tuple(_cell_signature(catalogue.expect(name, span.low)) for name in names)
+        return tuple(
+            ("gone",)
+            if catalogue.gone_on(name, span.low)
+            else _cell_signature(catalogue.expect(name, span.low))
+            for name in names
+        )
 
     columns: list[Span] = []
     last: tuple[object, ...] | None = None
@@ -135,13 +146,17 @@ def matrix(catalogue: Catalogue, runs: Sequence[ObservedRun] = ()) -> Matrix:
         last = current
     rows = []
     for name in names:
-        cells = tuple(
-            Cell(name, column, catalogue.expect(name, column.low), _runs_in(runs, name, column))
-            for column in columns
-        )
-        summary = cells[-1].entry.summary
+        cells = tuple(_cell(catalogue, name, column, runs) for column in columns)
+        summary = next(c.entry.summary for c in reversed(cells) if c.entry is not None)
         rows.append(Row(name, summary, name in LIFECYCLE, cells))
     return Matrix(tuple(columns), tuple(rows))
+
+
+def _cell(catalogue: Catalogue, name: str, column: Span, runs: Sequence[ObservedRun]) -> Cell:
+    gone = catalogue.gone_on(name, column.low)
+    if gone is not None:
+        return Cell(name, column, None, gone=gone)
+    return Cell(name, column, catalogue.expect(name, column.low), _runs_in(runs, name, column))
 
 
 def _cell_signature(entry: Expectation) -> tuple[object, ...]:
@@ -176,6 +191,7 @@ def disruption_view(
         known_bugs=tuple(bugs.values()),
         citations=_citations(branches),
         observed=_runs_in(runs, name, Span(spans[0].low)),
+        gone=catalogue.gone.get(name),
     )
 
 

@@ -9,6 +9,7 @@ check.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from harness.scenario.bundle_stack import (
     implied_meta,
     prepare,
     read_metas,
+    unchecked_inputs,
 )
 from harness.scenario.charm_meta import CharmMeta, read_charmhub
 from harness.scenario.scenarios import Scenario
@@ -67,6 +69,45 @@ def parse_charm_sources(values: Sequence[str]) -> dict[str, Path]:
     return sources
 
 
+def charm_sites(values: Sequence[str], sources: Mapping[str, Path]) -> dict[str, Path]:
+    """Each --charm-source app's own dependencies: the site-packages of ``--charm-venv
+    APP=VENV``, else of the charm folder's ``.venv`` or ``venv`` when it is a virtual
+    environment for this Python. A venv for another Python is refused: its packages are
+    imported into this process (compiled ones are built for one Python only)."""
+    python = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    given: dict[str, Path] = {}
+    for text in values:
+        app, sep, directory = text.partition("=")
+        if not sep or not app or not directory:
+            raise HarnessError(
+                f"--charm-venv {text!r} is not APP=VENV",
+                "e.g. --charm-venv my-app=./my-charm/.venv",
+            )
+        if app not in sources:
+            raise HarnessError(
+                f"--charm-venv {app}: {app} has no --charm-source",
+                "give the app's source with --charm-source APP=DIR too",
+            )
+        given[app] = Path(directory)
+    sites: dict[str, Path] = {}
+    for app, source in sources.items():
+        venv = given.get(app)
+        found = [venv] if venv else [p for p in (source / ".venv", source / "venv") if p.is_dir()]
+        for candidate in found:
+            site = candidate / "lib" / python / "site-packages"
+            if site.is_dir():
+                sites[app] = site
+                break
+            if venv is not None:
+                others = sorted(p.name for p in (venv / "lib").glob("python*")) or ["none"]
+                raise HarnessError(
+                    f"--charm-venv {app}={venv}: no site-packages for {python} "
+                    f"(it has {', '.join(others)})",
+                    f"build it with the Python repro runs on: {python} -m venv VENV",
+                )
+    return sites
+
+
 def _metas(
     bundle: BundleSpec,
     sources: dict[str, Path],
@@ -77,7 +118,9 @@ def _metas(
     live = backend == "live"
     metas = read_metas(bundle, MetaSources(sources, charmhub=False))
     if not live:  # the twin's stand-ins declare what the bundle implies, and say so
-        return {app: meta or implied_meta(app, bundle, watches) for app, meta in metas.items()}, ()
+        return {
+            app: meta or implied_meta(app, bundle, watches, metas) for app, meta in metas.items()
+        }, ()
     notes: list[str] = []
     for app in bundle.apps:
         if metas[app.name] is not None or not live:
@@ -100,6 +143,7 @@ def prepare_run(options: RunOptions, backend: str, probe_charm: str | None) -> B
     if options.bundle is None:
         raise HarnessError("a bundle run needs --bundle FILE", "pass the bundle the app is in")
     sources = parse_charm_sources(options.charm_source)
+    charm_sites(options.charm_venv, sources)  # refused here, before anything is deployed
     # The twin runs a source in place of a local charm; live deploys what the bundle names.
     charms = sources if backend == "twin" else None
     bundle = load_bundle(options.bundle, charms, options.overlay)
@@ -116,8 +160,9 @@ def prepare_run(options: RunOptions, backend: str, probe_charm: str | None) -> B
         watches=options.watch,
         marks=options.mark,
         probe_charm=probe_charm,
+        redact=options.redact,
     )
-    return BundleRun(bundle, stack, scenario, metas, notes)
+    return BundleRun(bundle, stack, scenario, metas, (*notes, *unchecked_inputs(stack)))
 
 
 def plan_lines(
@@ -163,9 +208,9 @@ async def start(
         from harness.twin.generic import bundle_charms
 
         refs = {spec.app: spec.charm for spec in run.stack.apps}
-        charms, ran_by = bundle_charms(
-            run.bundle, run.stack.metas, parse_charm_sources(options.charm_source), refs
-        )
+        sources = parse_charm_sources(options.charm_source)
+        sites = charm_sites(options.charm_venv, sources)
+        charms, ran_by = bundle_charms(run.bundle, run.stack.metas, sources, refs, sites)
     return await deploy_and_run(
         options,
         backend,

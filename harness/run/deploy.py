@@ -33,14 +33,15 @@ async def deploy_stack(
         await lab.juju.integrate(endpoint_a, endpoint_b)
     steps.append(Step("deploy", start, lab.clock.now().isoformat(), "deploy and integrate"))
     expected = {spec.app: spec.units for spec in stack.apps}
-    steps.append(await wait_settled(lab, stack.app_names, expected))
+    stop = lab.simulated  # the twin has run Juju's retries when a unit shows an error
+    steps.append(await wait_settled(lab, stack.app_names, expected, stop_on_error=stop))
 
     start = lab.clock.now().isoformat()
     for app in _probe_apps(stack):
         for unit in await lab.juju.units(app):
             await _set_databags(lab, app, unit)
     steps.append(Step("databags", start, lab.clock.now().isoformat(), "probe databag values"))
-    steps.append(await wait_settled(lab, stack.app_names, expected))
+    steps.append(await wait_settled(lab, stack.app_names, expected, stop_on_error=stop))
     steps.append(await mark_stack(lab, stack))
     return tuple(steps)
 

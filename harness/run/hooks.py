@@ -8,10 +8,17 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from harness.common.charm_errors import CharmError
 from harness.common.observations import HookRecord, JournalEntry, Snapshot
 from harness.common.times import parse_instant, seconds_of_day
 from harness.common.versions import Versions
 from harness.lab.ports import Lab
+
+
+def charm_errors_of(lab: Lab) -> tuple[CharmError, ...]:
+    """The hooks the charms' own code failed, where the backend knows them (the twin)."""
+    read = getattr(lab.juju, "charm_errors", None)
+    return tuple(read()) if read is not None else ()
 
 
 def in_window(record_time: str, start: datetime, end: datetime) -> bool:

@@ -24,16 +24,30 @@ from harness.evidence.model import Evidence
 from harness.evidence.write import write_bundle
 from harness.run.deploy import deploy_stack
 from harness.run.options import RunOptions
-from harness.run.reproduce import deploy_commands, portable_commands, user_bundle
+from harness.run.reproduce import (
+    deploy_commands,
+    disrupted_apps,
+    portable_commands,
+    repro_command,
+    user_bundle,
+)
 from harness.run.result import RunResult, one_line
 from harness.run.scenario import run_scenario
 from harness.scenario.scenarios import Scenario
+from harness.scenario.secrets import secret_values
 from harness.scenario.stack import Stack
 
 if TYPE_CHECKING:
     from harness.twin.charms import CharmSource
 
 DEPLOYING = "deploying the stack"
+
+TWIN_JUJU = "3.6"
+"""The Juju version the twin simulates when ``--juju`` is not given."""
+
+
+TWIN_JUJU = "3.6"
+"""The Juju version the twin simulates when ``--juju`` is not given."""
 
 
 async def deploy_and_run(
@@ -75,10 +89,12 @@ async def deploy_and_run(
                 _now_in(interruption, DEPLOYING)
                 await deploy_stack(lab, stack, kept=deployed)
                 begun = True
-                return await run_scenario(lab, scenario, stack, folder, interruption=interruption)
+                return await run_scenario(
+                    lab, scenario, stack, folder, interruption=interruption, options=options
+                )
         from harness.twin import make_lab
 
-        version = str(juju) if juju else "3.6"
+        version = str(juju) if juju else TWIN_JUJU
         # A probe charm directory given on the command line is the code the twin runs.
         given = Path(options.probe_charm) if options.probe_charm else None
         lab = make_lab(
@@ -101,13 +117,16 @@ async def deploy_and_run(
             juju_notes=juju_notes,
             interruption=interruption,
             ran_by=ran_by,
+            options=options,
         )
     except BaseException as exc:
         if begun:
             raise
         stop = interruption.stop_for(exc)
         with interruption.writing():
-            write_unfinished_bundle(folder, scenario, backend, stack, stop or exc, deployed)
+            write_unfinished_bundle(
+                folder, scenario, backend, stack, stop or exc, deployed, options=options, juju=juju
+            )
         if stop is not None and stop is not exc:
             raise stop from exc  # the cancel a signal caused is no error of its own
         raise
@@ -124,9 +143,14 @@ def write_unfinished_bundle(
     stack: Stack,
     exc: BaseException,
     steps: Sequence[Step] = (),
+    *,
+    options: RunOptions | None = None,
+    juju: JujuVersion | None = None,
 ) -> None:
     """The bundle of a run that stopped before its scenario began: the deploy's finished
-    ``steps`` and one line saying why (an interruption: by which signal, during what)."""
+    ``steps`` and one line saying why (an interruption: by which signal, during what).
+    ``options`` and ``juju`` (the twin's version) make its Reproduce command."""
+    twin_version = (str(juju) if juju else TWIN_JUJU) if backend == "twin" else None
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
     if interrupted and not str(exc):
@@ -135,13 +159,22 @@ def write_unfinished_bundle(
         scenario.name,
         "twin" if backend == "twin" else "live",
         backend == "twin",
-        portable_commands(deploy_commands(stack), stack),
+        (
+            repro_command(scenario, backend, twin_version, stack, options),
+            *portable_commands(deploy_commands(stack), stack),
+        ),
         error,
         disruption=scenario.disruption,
         interrupted=interrupted,
         steps=tuple(steps),
+        disrupted=disrupted_apps(scenario, stack),
     )
     # A user's bundle is named even when deploying it failed.
-    evidence = replace(evidence, bundle=user_bundle(stack, scenario.targets[0].app, None))
+    evidence = replace(
+        evidence,
+        bundle=user_bundle(stack, scenario.targets[0].app, None),
+        redact=stack.redact,
+        secrets=secret_values(stack),
+    )
     with contextlib.suppress(OSError):
         write_bundle(evidence, folder)

@@ -31,9 +31,11 @@ class RunOptions:
     watch: tuple[str, ...]
     mark: tuple[str, ...]
     charm_source: tuple[str, ...]
+    charm_venv: tuple[str, ...]
     no_probe: bool
     juju_driver: str
     inherit_model_config: bool
+    redact: tuple[str, ...] = ()  # keys whose values the evidence never shows
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
@@ -53,7 +55,9 @@ class RunOptions:
             watch=tuple(args.watch or ()),
             mark=tuple(args.mark or ()),
             charm_source=tuple(args.charm_source or ()),
+            charm_venv=tuple(getattr(args, "charm_venv", None) or ()),
             no_probe=bool(args.no_probe),
             juju_driver=str(args.juju_driver),
             inherit_model_config=bool(args.inherit_model_config),
+            redact=tuple(args.redact or ()),
         )

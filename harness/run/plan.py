@@ -12,6 +12,7 @@ from harness.run.reproduce import (
     local_charm,
 )
 from harness.scenario.scenarios import Scenario
+from harness.scenario.secrets import secret_options
 from harness.scenario.stack import PROBE, PROBE_PEER, Stack, WatchedPath
 
 
@@ -138,6 +139,12 @@ def bundle_plan_notes(stack: Stack) -> tuple[str, ...]:
             "Kubernetes model: add the key)"
         )
     lines += [f"# note: {note}" for note in bundle.notes]
+    hidden = secret_options(stack)
+    if hidden:
+        lines.append(
+            "# config shown redacted (the run passes the bundle's own values): "
+            + "; ".join(f"{o.app} {o.key} ({o.why})" for o in hidden)
+        )
     if stack.has_probe:
         lines.append(
             "# add the probe observer (probe, probe-peer): its own apps, related only "

@@ -14,6 +14,9 @@ from harness.common.errors import HarnessError
 from harness.common.findings import Finding
 from harness.evidence.model import Evidence
 
+CHARM_ERROR_EXIT = 3
+"""``repro run``'s exit status when a charm's own code failed a hook and nothing deviated."""
+
 
 @dataclass(frozen=True)
 class RunResult:
@@ -35,9 +38,16 @@ class RunResult:
         return self.folder / "report.md"
 
     @property
+    def charm_errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.evidence.findings if f.verdict == "charm-error")
+
+    @property
     def exit_code(self) -> int:
-        """0 unless a finding deviates (``undetermined`` is not one), then 1."""
-        return 1 if self.deviations else 0
+        """1 when a finding deviates; else 3 when the charm's own code failed a hook (a
+        charm bug, not Juju's); else 0 (``undetermined`` is neither)."""
+        if self.deviations:
+            return 1
+        return CHARM_ERROR_EXIT if self.charm_errors else 0
 
 
 def one_line(exc: BaseException) -> str:

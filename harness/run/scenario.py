@@ -9,29 +9,29 @@ a step raises, with what was gathered so far and the error, and the exception go
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.common.errors import HarnessError
 from harness.common.findings import Finding
-from harness.common.interrupt import Interruption, RunInterrupted, describe, writing
-from harness.common.observations import HookRecord, Snapshot, Step
-from harness.common.times import duration, format_duration
+from harness.common.interrupt import Interruption, RunInterrupted, writing
+from harness.common.observations import Snapshot, Step
+from harness.common.redact import scrub
 from harness.common.versions import JujuVersion, Versions
 from harness.evidence.folders import fallback_folder, folder_for_new_bundle
 from harness.evidence.model import Evidence
-from harness.evidence.user_bundle import UserBundle
 from harness.evidence.write import write_bundle
 from harness.lab.ports import Lab
 from harness.live.signals import Interrupted
-from harness.run.hooks import collect_log_hooks, journal_hooks
+from harness.run.gathered import Gathered, Progress, lab_now
+from harness.run.hooks import charm_errors_of, collect_log_hooks, journal_hooks
+from harness.run.options import RunOptions
 from harness.run.reproduce import (
     applied_targets,
     deploy_commands,
+    disrupted_apps,
     disruption_commands,
     local_charm,
     portable_commands,
@@ -40,134 +40,12 @@ from harness.run.reproduce import (
 )
 from harness.run.result import RunResult, one_line
 from harness.scenario.scenarios import Scenario
+from harness.scenario.secrets import secret_values
 from harness.scenario.stack import Stack
 
 if TYPE_CHECKING:
     from harness.catalogue.model import Expectation
     from harness.verdict.branches import BranchChoice
-
-Progress = Callable[[str], None]
-
-
-@dataclass
-class _Gathered:
-    """What the run has so far; becomes the evidence whether or not it finishes."""
-
-    scenario: Scenario
-    lab: Lab
-    versions: Versions = field(default_factory=Versions)
-    juju: str | None = None
-    juju_notes: tuple[str, ...] = ()  # how ``juju`` was judged (a track, an extrapolation)
-    expectation: Expectation | None = None
-    branch: str = ""
-    steps: list[Step] = field(default_factory=list)
-    before: Snapshot | None = None
-    after: Snapshot | None = None
-    hooks: tuple[HookRecord, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    commands: tuple[str, ...] = ()
-    bundle: UserBundle | None = None
-    stage: str = "start-up"
-    interruption: Interruption | None = None
-    window_start: datetime | None = None  # set once the disruption is about to begin
-
-    def record(self, steps: Step | Iterable[Step], progress: Progress) -> None:
-        """Keep finished steps, and say on the terminal how long each took."""
-        for step in (steps,) if isinstance(steps, Step) else tuple(steps):
-            self.steps.append(step)
-            took = format_duration(duration(step.start, step.end))
-            clock = " on the twin's simulated clock" if self.lab.simulated else ""
-            detail = f": {step.detail}" if step.detail else ""
-            progress(f"  {step.name} took {took}{clock}{detail}")
-
-    def enter(self, stage: str) -> None:
-        """Start a stage; a stop asked for during the last one ends the run here."""
-        if self.interruption is not None:
-            self.interruption.check(self.stage)
-        self.now_in(stage)
-
-    def now_in(self, stage: str) -> None:
-        """What the run is doing, for the evidence and for a signal that stops it at once."""
-        self.stage = stage
-        if self.interruption is not None:
-            self.interruption.during = stage
-
-    @contextlib.contextmanager
-    def timed_stage(
-        self, stage: str, progress: Progress, *, say: str | None = None, step: str | None = None
-    ) -> Iterator[_Timed]:
-        """Enter ``stage`` and say ``say``; the body is one step (named ``step``, else as the
-        stage), recorded with its time when the body finishes, not when it raises."""
-        self.enter(stage)
-        if say is not None:
-            progress(say)
-        timed = _Timed(_now(self.lab))
-        yield timed
-        self.record(Step(step or stage, timed.start, _now(self.lab), timed.detail), progress)
-
-    def failure(self, exc: BaseException) -> tuple[str, bool]:
-        """The bundle's one-line error for ``exc``, and whether it was an interruption."""
-        if isinstance(exc, RunInterrupted):
-            return str(exc), True
-        if isinstance(exc, Interrupted):  # the disruption caught the signal and undid itself
-            return describe(exc.signal_name, self.during(exc)), True
-        asked = self.interruption.signal_name if self.interruption else None
-        cancelled = asked is not None and isinstance(exc, asyncio.CancelledError)
-        if isinstance(exc, KeyboardInterrupt) or cancelled:
-            return describe(asked or type(exc).__name__, self.stage), True
-        return one_line(exc), False
-
-    def during(self, exc: BaseException) -> str:
-        """The stage the run was in, and what was undone if a disruption caught the signal."""
-        return f"{self.stage} ({exc.undone})" if isinstance(exc, Interrupted) else self.stage
-
-    def evidence(self, error: str | None = None, *, interrupted: bool = False) -> Evidence:
-        expected: tuple[str, ...] = ()
-        if self.expectation is not None:
-            expected = tuple(self.expectation.required_hooks())
-        return Evidence(
-            scenario=self.scenario.name,
-            backend=self.lab.backend,
-            simulated=self.lab.simulated,
-            versions=self.versions,
-            steps=tuple(self.steps),
-            before=self.before,
-            after=self.after,
-            hooks=self.hooks,
-            findings=self.findings,
-            commands=self.commands,
-            disruption=self.scenario.disruption,
-            juju_version=self.juju,
-            juju_notes=self.juju_notes,
-            expected_hooks=expected,
-            branch=self.branch,
-            disruption_detail=_detail(self.scenario),
-            error=error,
-            bundle=self.bundle,
-            interrupted=interrupted,
-        )
-
-
-@dataclass
-class _Timed:
-    """A timed stage's step while it runs: when it began, and the detail the body found."""
-
-    start: str
-    detail: str = ""
-
-
-def _detail(scenario: Scenario) -> str:
-    """The disruption's parameters a reader needs: container-restart's container and signal."""
-    parts = [
-        f"container {t.container}, signal {t.signal or 'TERM'}"
-        for t in scenario.targets
-        if t.container
-    ]
-    return "; ".join(dict.fromkeys(parts))
-
-
-def _now(lab: Lab) -> str:
-    return lab.clock.now().isoformat()
 
 
 async def _versions(lab: Lab) -> Versions:
@@ -217,12 +95,13 @@ async def run_scenario(
     progress: Progress = print,
     ran_by: Mapping[str, str] | None = None,
     interruption: Interruption | None = None,
+    options: RunOptions | None = None,
 ) -> RunResult:
     """Run ``scenario`` on a deployed ``stack`` and write its bundle into ``evidence_dir``.
 
     ``juju_version`` overrides the detected version for the catalogue (the twin's simulated
-    version); ``juju_notes`` say how it was chosen (a track taken as its newest release),
-    and the run adds its own when the catalogue extrapolates to the version it judges.
+    version); ``juju_notes`` say how it was chosen (the run adds one when the catalogue
+    extrapolates); ``options`` (``repro run``'s) make the report's Reproduce command.
     The bundle is written even when a step raises; the exception is re-raised. An
     ``interruption`` asked for (Ctrl-C) stops the run at its next stage; the bundle says
     so and RunInterrupted is raised. A folder that cannot be written gives way to a fallback
@@ -231,20 +110,24 @@ async def run_scenario(
     folder, note = folder_for_new_bundle(evidence_dir)
     if note is not None:
         progress(note)
-    got = _Gathered(
+    got = Gathered(
         scenario,
         lab,
         bundle=user_bundle(stack, scenario.targets[0].app, ran_by),
+        redact=stack.redact,
+        secrets=secret_values(stack),
+        disrupted=disrupted_apps(scenario, stack),
         interruption=interruption,
     )
     if interruption is not None:  # a stop asked for as the deploy ended names the deploy
         got.stage = interruption.during
     try:
         got.juju_notes = tuple(juju_notes)
-        await _run(got, lab, scenario, stack, juju_version, progress)
+        await _run(got, lab, scenario, stack, juju_version, progress, options)
         got.enter("writing the evidence")
     except BaseException as exc:
         error, interrupted = got.failure(exc)
+        got.charm_errors = charm_errors_of(lab)
         # A cancel, or a stop asked for that a library turned into its own error, is no
         # failure to explain: reading the debug-log would hold the stop up to its timeout.
         stopping = isinstance(exc, asyncio.CancelledError) or bool(
@@ -253,6 +136,7 @@ async def run_scenario(
         stop = None
         if not (interrupted or stopping):
             stop = await _hooks_after_failure(got, lab, progress)
+        error = scrub(error, got.secrets)  # it goes to the terminal too
         with writing(interruption):
             written = _write(got.evidence(error, interrupted=interrupted), folder, progress)
         progress(f"the run stopped early ({error}); evidence so far: {written}")
@@ -275,7 +159,7 @@ HOOKS_AFTER_FAILURE_TIMEOUT = 120.0
 
 
 async def _hooks_after_failure(
-    got: _Gathered, lab: Lab, progress: Progress
+    got: Gathered, lab: Lab, progress: Progress
 ) -> BaseException | None:
     """After a failure past the start of the disruption, the debug-log's hooks since then.
 
@@ -289,7 +173,7 @@ async def _hooks_after_failure(
     got.now_in("collecting hooks after the failure")
     bound = f"{HOOKS_AFTER_FAILURE_TIMEOUT:g} s"
     progress(f"collecting hooks after the failure (debug-log, at most {bound})")
-    start = _now(lab)
+    start = lab_now(lab)
     stop: BaseException | None = None
     try:
         hooks, notes = await asyncio.wait_for(
@@ -304,7 +188,7 @@ async def _hooks_after_failure(
         detail = f"could not read the debug-log: it did not answer within {bound}"
     except Exception as exc:  # the run's own error is the one to report, not this one
         detail = f"could not read the debug-log: {one_line(exc)}"
-    got.record(Step("collect hooks after the failure", start, _now(lab), detail), progress)
+    got.record(Step("collect hooks after the failure", start, lab_now(lab), detail), progress)
     asked = got.interruption is not None and got.interruption.requested
     # Its cancel can be lost: wait_for before 3.12 returns a result ready as the cancel came
     # (CPython issue #86296; fixed in 3.12 by PR #98518). The stop asked for still stops.
@@ -324,12 +208,13 @@ def _write(evidence: Evidence, folder: Path, progress: Progress) -> Path:
 
 
 async def _run(
-    got: _Gathered,
+    got: Gathered,
     lab: Lab,
     scenario: Scenario,
     stack: Stack,
     juju_version: str | None,
     progress: Progress,
+    options: RunOptions | None = None,
 ) -> None:
     from harness.catalogue import load
     from harness.catalogue.judged import extrapolated
@@ -338,6 +223,8 @@ async def _run(
     from harness.observe.settle import wait_settled
     from harness.observe.snapshot import take_snapshot
     from harness.verdict.branches import choose_branch, describe_branches
+    from harness.verdict.charm_errors import relevant, with_charm_errors
+    from harness.verdict.invented import invented, with_invented
     from harness.verdict.journal_layers import layer_findings
     from harness.verdict.judge import VERDICTS, judge
 
@@ -358,13 +245,9 @@ async def _run(
             disruption_lines = disruption_commands(
                 scenario, lab.juju.model_name, lab.cluster.namespace, local_charm(scenario, stack)
             )
-        got.commands = portable_commands(
-            (
-                repro_command(scenario, lab.backend, got.juju, stack),
-                *deploy_commands(stack, juju),
-                *disruption_lines,
-            ),
-            stack,
+        got.commands = (
+            repro_command(scenario, lab.backend, got.juju, stack, options),
+            *portable_commands((*deploy_commands(stack, juju), *disruption_lines), stack),
         )
         # Look the expectation up before disrupting anything: an unknown entry fails early.
         target_container = next((t.container for t in scenario.targets if t.container), None)
@@ -409,6 +292,7 @@ async def _run(
         disrupted={unit: before_pods.get(unit) for unit in disrupted},
         since=window_start,
         required_hooks=common,
+        stop_on_error=lab.simulated,
     )
     got.record(_as_steps(settled), progress)
 
@@ -458,7 +342,10 @@ async def _run(
             )
         )
         findings.extend(layer_findings(expectation, before, after, units))
-    got.findings = tuple(findings)
+    errors = charm_errors_of(lab)
+    got.charm_errors = errors
+    judged = with_invented(findings, invented(stack.metas))
+    got.findings = with_charm_errors(judged, relevant(errors, window_start))
     counts = {v: sum(1 for f in got.findings if f.verdict == v) for v in VERDICTS}
     progress(", ".join(f"{n} {v}" for v, n in counts.items() if n or v != "undetermined"))
 

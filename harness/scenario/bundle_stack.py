@@ -21,6 +21,7 @@ from harness.lab.ports import AppSpec
 from harness.scenario.bundle.model import BundleApp, BundleSpec
 from harness.scenario.charm_meta import (
     CHARM_CONTAINER,
+    IMPLIED,
     CharmMeta,
     Fetch,
     read_charmhub,
@@ -72,16 +73,22 @@ def _charm_key(app: BundleApp) -> str:
     return str(app.local_path) if app.local_path is not None else app.charm
 
 
-def _implied_endpoints(bundle: BundleSpec) -> dict[tuple[str, str], tuple[str, str]]:
+def _implied_endpoints(
+    bundle: BundleSpec, metas: Mapping[str, CharmMeta | None] | None = None
+) -> dict[tuple[str, str], tuple[str, str]]:
     """(charm, endpoint) -> (role, interface) for every relation end of the bundle.
 
-    Juju relates an endpoint to another only with the same interface, so every end that a
-    chain of relations joins gets one interface (one endpoint related to two applications,
-    as grafana's grafana-source in cos-lite, or two apps of one charm). Roles alternate
-    along the chain, the first end of the first relation providing.
+    Juju relates a provides endpoint only to a requires endpoint of the same interface
+    (``verifyRelations``), so an end whose charm's metadata is known (``metas``: a real
+    charm's source, a local charm) gives the stand-in end it is related to its interface
+    and the opposite role. Every end that a chain of relations joins gets one interface
+    (one endpoint related to two applications, as grafana's grafana-source in cos-lite, or
+    two apps of one charm); roles alternate along the chain. A chain with no known end
+    gets an invented interface, the first end of its first relation providing.
     """
     charm = {a.name: _charm_key(a) for a in bundle.apps}
     links: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    found: dict[tuple[str, str], tuple[str, str]] = {}
     for a, b in bundle.relations:
         (app_a, _, end_a), (app_b, _, end_b) = a.partition(":"), b.partition(":")
         # A bare end (`- [argo-controller, minio]`, which Juju completes from the real
@@ -90,16 +97,23 @@ def _implied_endpoints(bundle: BundleSpec) -> dict[tuple[str, str], tuple[str, s
         node_a, node_b = (charm[app_a], end_a), (charm[app_b], end_b)
         links.setdefault(node_a, []).append(node_b)
         links.setdefault(node_b, []).append(node_a)
-    found: dict[tuple[str, str], tuple[str, str]] = {}
-    for start in links:
-        if start in found:
+        for app, node in ((app_a, node_a), (app_b, node_b)):
+            meta = (metas or {}).get(app)
+            known = meta.endpoint(node[1]) if meta is not None else None
+            if known is not None and known[0] != "peers":
+                found[node] = known
+    # Known ends first: each gives its neighbours their role and interface.
+    starts = [*found, *(node for node in links if node not in found)]
+    for start in starts:
+        if start not in links:
             continue
-        interface = f"implied-{start[0].rpartition('/')[2]}-{start[1]}"
-        found[start] = ("provides", interface)
+        if start not in found:
+            found[start] = ("provides", f"implied-{start[0].rpartition('/')[2]}-{start[1]}")
         queue = [start]
         while queue:
             node = queue.pop()
-            other = "requires" if found[node][0] == "provides" else "provides"
+            role, interface = found[node]
+            other = "requires" if role == "provides" else "provides"
             for peer in links[node]:
                 if peer not in found:  # an odd cycle keeps the first role; Juju has the real one
                     found[peer] = (other, interface)
@@ -107,19 +121,25 @@ def _implied_endpoints(bundle: BundleSpec) -> dict[tuple[str, str], tuple[str, s
     return found
 
 
-def implied_meta(app: str, bundle: BundleSpec, watches: Sequence[str]) -> CharmMeta:
+def implied_meta(
+    app: str,
+    bundle: BundleSpec,
+    watches: Sequence[str],
+    metas: Mapping[str, CharmMeta | None] | None = None,
+) -> CharmMeta:
     """Metadata the bundle implies, for a stand-in whose charm's metadata is not at hand.
 
-    An endpoint per relation end of every app with this app's charm (ends that relations
-    join share an interface; a bare end is named for the other end), the containers their
+    An endpoint per relation end of every app with this app's charm (the interface and
+    the opposite role of a known charm's end it is related to; ends that relations join
+    share an interface; a bare end is named for the other end), the containers their
     ``--watch``/``--mark`` paths name, else one container ``workload`` (a sidecar charm
-    has at least one). Its ``source`` says it is implied.
+    has at least one). Its ``source`` says it is implied, and what it declares.
     """
     spec = bundle.app(app)
     key = _charm_key(spec)
     sharing = {a.name for a in bundle.apps if _charm_key(a) == key}
     tables: dict[str, dict[str, Any]] = {"provides": {}, "requires": {}}
-    for (charm, endpoint), (role, interface) in _implied_endpoints(bundle).items():
+    for (charm, endpoint), (role, interface) in _implied_endpoints(bundle, metas).items():
         if charm == key:
             tables[role][endpoint] = {"interface": interface}
     named = [parse_watch(w)[1] for w in watches if parse_watch(w)[0] in sharing]
@@ -130,7 +150,14 @@ def implied_meta(app: str, bundle: BundleSpec, watches: Sequence[str]) -> CharmM
         **tables,
     }
     listed = ", ".join(containers)
-    where = f"implied by {bundle.path.name} (no charm source given): containers {listed}"
+    ends = [
+        f"{role} {name} ({table['interface']})"
+        for role in ("provides", "requires")
+        for name, table in sorted(tables[role].items())
+        if not str(table["interface"]).startswith("implied-")
+    ]
+    taken = f"; endpoints taken from the charms related to it: {', '.join(ends)}" if ends else ""
+    where = f"{IMPLIED}{bundle.path.name} (no charm source given): containers {listed}{taken}"
     return CharmMeta.from_dict(raw, where)
 
 
@@ -256,6 +283,7 @@ def prepare(
     watches: Sequence[str] = (),
     marks: Sequence[str] = (),
     probe_charm: str | None = None,
+    redact: Sequence[str] = (),
 ) -> tuple[Stack, Scenario]:
     """Check everything and build the stack and scenario; raises before any deploy."""
     target = bundle.app(app)
@@ -286,7 +314,14 @@ def prepare(
         disruption, target.name, metas.get(app), probe=probe_charm is not None, container=container
     )
     known = {name: meta for name, meta in metas.items() if meta is not None}
-    stack = Stack(tuple(apps), tuple(relations), tuple(watched), bundle=bundle, metas=known)
+    stack = Stack(
+        tuple(apps),
+        tuple(relations),
+        tuple(watched),
+        bundle=bundle,
+        metas=known,
+        redact=tuple(dict.fromkeys(redact)),
+    )
     return stack, scenario
 
 
@@ -304,3 +339,21 @@ def check_twin_scale(bundle: BundleSpec) -> None:
                 f"{TWIN_MAX_UNITS} units of an application",
                 "lower its scale in a copy of the bundle, or run it with --backend live",
             )
+
+
+def unchecked_inputs(stack: Stack) -> tuple[str, ...]:
+    """One line per application whose metadata the harness invented: what went unchecked."""
+    lines = []
+    for app, meta in sorted(stack.metas.items()):
+        if not meta.implied:
+            continue
+        ends = ", ".join(f"{app}:{e}" for e in sorted(meta.endpoints)) or "none"
+        watched = [f"{w.app}:{w.container}:{w.path}" for w in stack.watched if w.app == app]
+        lines.append(
+            f"unchecked: no metadata for {app}, so its containers "
+            f"({', '.join(meta.container_names)}), its relation endpoints ({ends})"
+            + (f" and each --watch/--mark on it ({', '.join(watched)})" if watched else "")
+            + " are the harness's inventions, never checked against the charm; what rests on "
+            f"them is judged undetermined (give --charm-source {app}=DIR or a local charm)"
+        )
+    return tuple(lines)

@@ -1,13 +1,19 @@
-"""What the harness needs from a charm's metadata: containers, their mounts, storage, endpoints.
+"""What the harness needs from a charm's metadata: containers, their mounts, storage, endpoints,
+and which config options hold a secret.
 
 Read from the places a charm's metadata can be before anything is deployed:
 
-- a packed ``.charm`` (a zip: ``metadata.yaml``, or ``charmcraft.yaml`` in the unified format);
-- a charm's source directory (the same two files);
+- a packed ``.charm`` (a zip: ``metadata.yaml``, or ``charmcraft.yaml`` in the unified format;
+  its options in ``config.yaml``, or ``charmcraft.yaml``'s ``config``);
+- a charm's source directory (the same files);
 - Charmhub, for a charm given by name: the public info endpoint that ``juju info`` and
   charmcraft use, ``GET /v2/charms/info/<name>?channel=...&fields=default-release.revision.
   metadata-yaml`` (juju ``charmhub/transport/info.go``; the charmhub.io site asks for the
-  same field). ``default-release`` is the release on the channel asked for.
+  same field, and for ``config-yaml`` on a charm's configuration page). ``default-release``
+  is the release on the channel asked for.
+
+An option of ``type: secret`` (Juju 3.1+, charmcraft's ``config.options``) takes a user
+secret's URI: the evidence never shows its value (``harness.common.redact``).
 
 Only the live backend asks Charmhub; tests hand in a fetcher. Nothing past this module sees
 raw YAML.
@@ -21,7 +27,7 @@ import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -43,6 +49,10 @@ class Container:
     mounts: tuple[tuple[str, str], ...] = ()  # (storage, location)
 
 
+IMPLIED = "implied by "
+"""How the ``source`` of metadata the harness invented from a bundle begins."""
+
+
 @dataclass(frozen=True)
 class CharmMeta:
     """One charm's metadata, as far as the harness uses it. ``source`` says where it was read."""
@@ -53,11 +63,17 @@ class CharmMeta:
     endpoints: Mapping[str, tuple[Role, str]] = field(default_factory=dict)  # -> (role, iface)
     source: str = ""
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    secret_options: frozenset[str] = frozenset()  # config options of type: secret
 
     @property
     def sidecar(self) -> bool:
         """A sidecar charm declares containers; a podspec or machine charm does not."""
         return bool(self.containers)
+
+    @property
+    def implied(self) -> bool:
+        """Whether the harness invented it from the bundle (no charm metadata was at hand)."""
+        return self.source.startswith(IMPLIED)
 
     @property
     def container_names(self) -> tuple[str, ...]:
@@ -97,7 +113,33 @@ class CharmMeta:
             endpoints=endpoints,
             source=source,
             raw=dict(raw),
+            secret_options=secret_options(raw.get("config")),
         )
+
+    def with_config(self, config: object) -> CharmMeta:
+        """With the secret options of a ``config.yaml`` read beside the metadata."""
+        return replace(self, secret_options=self.secret_options | secret_options(config))
+
+
+def secret_options(config: object) -> frozenset[str]:
+    """The options of ``type: secret`` in a charm's config (``{options: {name: {type}}}``)."""
+    options = config.get("options") if isinstance(config, Mapping) else None
+    if not isinstance(options, Mapping):
+        return frozenset()
+    return frozenset(
+        str(name)
+        for name, spec in options.items()
+        if isinstance(spec, Mapping) and spec.get("type") == "secret"
+    )
+
+
+def _config(text: str) -> object:
+    """A config.yaml's content; one that is not YAML declares nothing here (Juju refuses it
+    when the charm is deployed, with its own message)."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
 
 
 def _parse(text: str, source: str) -> CharmMeta:
@@ -115,10 +157,13 @@ def read_charm_file(path: Path) -> CharmMeta:
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
+            config = None
+            if "config.yaml" in names:
+                config = _config(archive.read("config.yaml").decode("utf-8", "replace"))
             for member in ("metadata.yaml", "charmcraft.yaml"):
                 if member in names:
                     text = archive.read(member).decode("utf-8")
-                    return _parse(text, f"{path.name}:{member}")
+                    return _parse(text, f"{path.name}:{member}").with_config(config)
     except (zipfile.BadZipFile, OSError) as exc:
         raise HarnessError(
             f"{path} is not a packed charm ({exc})", "pass a .charm built by charmcraft pack"
@@ -135,11 +180,28 @@ def read_charm_dir(path: Path) -> CharmMeta:
         if file.is_file():
             meta = _parse(file.read_text(encoding="utf-8"), f"{path.name}/{name}")
             if name == "metadata.yaml" or meta.raw.get("containers") or meta.endpoints:
-                return meta
+                return meta.with_config(_dir_config(path))
     raise HarnessError(
         f"{path} has no metadata.yaml or charmcraft.yaml with the charm's metadata",
         "pass the charm's source directory (the one with src/charm.py)",
     )
+
+
+def _dir_config(path: Path) -> dict[str, Any]:
+    """The options of a charm's source directory: its config.yaml's and those of its
+    charmcraft.yaml's ``config`` (charmcraft refuses a key in both)."""
+    options: dict[str, Any] = {}
+    for name, part in (("config.yaml", None), ("charmcraft.yaml", "config")):
+        file = path / name
+        if not file.is_file():
+            continue
+        found = _config(file.read_text(encoding="utf-8", errors="replace"))
+        if part is not None:
+            found = found.get(part) if isinstance(found, Mapping) else None
+        listed = found.get("options") if isinstance(found, Mapping) else None
+        if isinstance(listed, Mapping):
+            options.update(listed)
+    return {"options": options}
 
 
 def read_local(path: Path) -> CharmMeta:
@@ -161,7 +223,8 @@ def _urlopen(url: str) -> bytes:
 
 
 def charmhub_info_url(name: str, channel: str | None = None) -> str:
-    query = {"fields": "default-release.revision.metadata-yaml,default-release.revision.revision"}
+    fields = ("metadata-yaml", "config-yaml", "revision")
+    query = {"fields": ",".join(f"default-release.revision.{field}" for field in fields)}
     if channel:
         query["channel"] = channel
     return (
@@ -191,13 +254,15 @@ def read_charmhub(name: str, channel: str | None = None, fetch: Fetch | None = N
         ) from None
     try:
         data = json.loads(body)
-        text = data["default-release"]["revision"]["metadata-yaml"]
+        revision = data["default-release"]["revision"]
+        text = revision["metadata-yaml"]
     except (ValueError, KeyError, TypeError):
         raise HarnessError(
             f"Charmhub's answer for {name} has no metadata", "pass --charm-source APP=DIR"
         ) from None
     where = f"charmhub:{name}" + (f"@{channel}" if channel else "")
-    return _parse(str(text), where)
+    config = revision.get("config-yaml") if isinstance(revision, Mapping) else None
+    return _parse(str(text), where).with_config(_config(config) if config else None)
 
 
 def is_under(path: str, root: str) -> bool:

@@ -57,6 +57,8 @@ class Stack:
     bundle: BundleSpec | None = None
     # Each bundle app's metadata, where known: names the verdict's {container} templates.
     metas: Mapping[str, CharmMeta] = field(default_factory=dict)
+    # Keys the user named secret (repro run --redact): their values are never shown.
+    redact: tuple[str, ...] = ()
 
     @property
     def app_names(self) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.common.counts import counted
 from harness.evidence.model import BUNDLE_FILE
 
 
@@ -49,11 +50,11 @@ def why_nothing_was_tested(
     if ran == 0:
         reasons = sorted(set(r for r in skipped if r))
         why = f"; skipped: {reasons[0]}" if reasons else ""
-        more = f" (and {len(reasons) - 1} other reasons)" if len(reasons) > 1 else ""
+        more = f" (and {counted(len(reasons) - 1, 'other reason')})" if len(reasons) > 1 else ""
         return f"--require-live: no test ran on the live backend{why}{more}"
     if bundles == 0:
         return (
-            f"--require-live: {ran} tests ran but no evidence bundle was written under "
+            f"--require-live: {counted(ran, 'test')} ran but no evidence bundle was written under "
             f"{folder} (check --evidence-dir)"
         )
     return None

@@ -13,6 +13,7 @@ Everything the twin reports says it is simulated.
 
 from __future__ import annotations
 
+from harness.twin.charms import CharmSource
 from harness.twin.clock import TwinClock
 from harness.twin.disruption import run_disruption
 from harness.twin.image import LINUX, Image
@@ -24,6 +25,7 @@ from harness.twin.workload import CommandRun, ExecCall, ExecHandler, ExecResult
 __all__ = [
     "LINUX",
     "CharmHookError",
+    "CharmSource",
     "CommandRun",
     "ExecCall",
     "ExecHandler",

@@ -21,6 +21,7 @@ import ops
 import yaml
 
 from harness.common.errors import HarnessError
+from harness.twin.charm_modules import CharmModules
 from harness.twin.image import Image
 from harness.twin.workload import ExecHandlers
 
@@ -59,6 +60,10 @@ class CharmSource:
     env: Mapping[str, str] = field(default_factory=dict)
     images: Mapping[str, Image] = field(default_factory=dict)
     exec_handlers: ExecHandlers = field(default_factory=dict)
+    # The charm's source folder: what Juju unpacks into each new pod's charm directory.
+    directory: Path | None = None
+    # Its own modules (src/, lib/), switched in around each hook (``charm_modules``).
+    modules: CharmModules | None = field(default=None, compare=False, repr=False)
 
     @property
     def containers(self) -> tuple[str, ...]:
@@ -156,15 +161,17 @@ def probe_source(probe_dir: Path | None = None) -> CharmSource:
             "reinstall the harness (pip install .), or point at charms/probe of a checkout: "
             f"repro --probe-charm DIR, ${PROBE_DIR_ENV}, or make_lab(probe_dir=...)",
         )
-    src = str(root / "src")
-    if src not in sys.path:
-        sys.path.insert(0, src)  # charm.py imports its sibling modules by name
-    module = _load_module(root / "src" / "charm.py")
+    modules = CharmModules((root / "src", root / "lib"))
+    with modules.active():  # charm.py imports its sibling modules by name
+        module = _load_module(root / "src" / "charm.py")
+        around = _probe_around_hook(module)
     charm_type = getattr(module, "ProbeCharm", None)
     if charm_type is None or not issubclass(charm_type, ops.CharmBase):
         raise HarnessError(f"{root}/src/charm.py has no ProbeCharm", "check the probe charm")
     meta = yaml.safe_load(charmcraft.read_text())
-    return CharmSource("probe", charm_type, meta, around_hook=_probe_around_hook(module))
+    return CharmSource(
+        "probe", charm_type, meta, around_hook=around, directory=root, modules=modules
+    )
 
 
 def _load_module(path: Path) -> Any:

@@ -15,6 +15,8 @@ READ_STEP = timedelta(milliseconds=1)
 class TwinClock:
     """``harness.lab.ports.Clock`` without real time: sleeping only advances the clock."""
 
+    simulated = True  # a number read from it is printed as simulated
+
     def __init__(self, start: datetime = EPOCH) -> None:
         self._now = start
         self._start = start

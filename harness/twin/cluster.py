@@ -147,7 +147,9 @@ class TwinNode:
         """Ready at once after start; a stopped node never becomes ready by waiting."""
         if not self._twin.node.up:
             # No time passes in the twin: a stopped node is a timeout at once.
-            raise WaitTimeout("the simulated node to be ready", timeout, "node stopped")
+            raise WaitTimeout(
+                "the simulated node to be ready", timeout, "node stopped", simulated=True
+            )
 
     async def version(self) -> str | None:
         return "simulated"

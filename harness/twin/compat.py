@@ -8,7 +8,35 @@ reads and sets them through here so that both work, and reads the charm's metada
 
 from __future__ import annotations
 
+import importlib.metadata
 from typing import Any
+
+from harness.common.errors import HarnessError
+
+# ops.testing reads a unified charmcraft.yaml's actions and config from ops 3.7
+# (ops-scenario 8.7); before, a charm given one has no actions (the probe's __init__ fails).
+UNIFIED_CHARMCRAFT_FROM = (3, 7)
+
+
+def ops_version() -> tuple[int, ...]:
+    text = importlib.metadata.version("ops")
+    return tuple(int(part) for part in text.split(".")[:2] if part.isdigit())
+
+
+def check_unified_charmcraft(meta: Any, app: str) -> None:
+    """One line, before anything runs, when ``meta`` is a whole charmcraft.yaml (actions or
+    config in it) and this ops.testing cannot read those from it."""
+    unified = isinstance(meta, dict) and ("actions" in meta or "config" in meta)
+    if not unified or ops_version() >= UNIFIED_CHARMCRAFT_FROM:
+        return
+    floor = ".".join(map(str, UNIFIED_CHARMCRAFT_FROM))
+    raise HarnessError(
+        f"the twin cannot run {app} with ops {importlib.metadata.version('ops')}: its "
+        f"charmcraft.yaml holds its actions and config, which ops.testing reads from ops "
+        f"{floor}",
+        f"pip install 'ops[testing]>={floor}' here (run_disruption on a Context of your own "
+        "works from ops 2.17)",
+    )
 
 
 def unit_id(ctx: Any) -> int:

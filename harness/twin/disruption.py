@@ -16,7 +16,9 @@ in order, and between them the layers of a Kubernetes pod:
 - a container that starts again starts from its image (``images``; by default the usual
   directories of a Linux image): what the charm or the workload wrote is gone; its
   Pebble plan and service statuses are empty. Every ``Mount`` of the given state is part
-  of the container's root filesystem unless named in ``storage_mounts`` (a volume);
+  of the container's root filesystem unless it is a volume: where the charm's metadata
+  mounts storage (a volume is made there when the state mounts none), or named in
+  ``storage_mounts``;
 - a new pod also means a new charm directory: local ``StoredState`` and deferred events
   are lost, unless ``use_juju_for_storage=True`` (ops' controller-backed StoredState);
 - relations, leadership, config, secrets and storages live on the controller: kept.
@@ -33,6 +35,7 @@ from __future__ import annotations
 import atexit
 import shutil
 import tempfile
+import warnings
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -41,16 +44,19 @@ from ops import testing
 
 from harness.catalogue.names import NAMES
 from harness.common.errors import HarnessError, UnknownName
-from harness.common.versions import JujuVersion
 from harness.scenario.charm_assumes import simulated_refusal
 from harness.twin import compat
 from harness.twin.disruption_run import DisruptionRun
 from harness.twin.engine import decide
-from harness.twin.expectations import ExpectationSource
+from harness.twin.expectations import twin_version
 from harness.twin.image import Image, check_images
 from harness.twin.model import CHARM_CONTAINER
 from harness.twin.result import TwinResult
-from harness.twin.state_checks import check_storage_mounts, with_declared_containers
+from harness.twin.state_checks import (
+    check_storage_mounts,
+    with_declared_containers,
+    with_storage_volumes,
+)
 from harness.twin.workload import ExecHandlers, normalise
 
 REFUSED = {
@@ -75,7 +81,6 @@ def run_disruption(
     storage_mounts: Collection[str] = (),
     use_juju_for_storage: bool = False,
     workdir: str | Path | None = None,
-    expectations: ExpectationSource | None = None,
 ) -> TwinResult:
     """Run what the catalogue predicts for ``disruption`` on one unit (SIMULATED).
 
@@ -86,28 +91,37 @@ def run_disruption(
     they pick the catalogued branch, as ``variant`` may (``charm``, ``charm-kill``).
     ``images`` gives each container's image (default ``Image()``: a Linux image's usual
     directories).
-    ``exec_handlers`` maps container -> command prefix -> handler. ``storage_mounts``
-    names the mounts that are storage volumes. ``workdir`` holds the filesystem layers
+    ``exec_handlers`` maps container -> command prefix -> handler. The storage the charm's
+    metadata mounts in a container is a volume; ``storage_mounts`` names more mounts that
+    are. ``workdir`` holds the filesystem layers
     (a temporary directory removed when the Python process exits, by default).
+    ``juju_version`` past every version the catalogue names (4.1, 5.0) is followed by the
+    catalogue's newest range and warned about (``TwinResult.extrapolation`` says so).
     """
     if disruption in REFUSED:
         raise HarnessError(REFUSED[disruption])
     if disruption not in NAMES:
         choices = ", ".join(n for n in NAMES if n not in REFUSED)
         raise UnknownName(f"unknown disruption {disruption!r}", f"choose one of: {choices}")
-    version = JujuVersion.parse(juju_version)
+    version = twin_version(juju_version)
     refused = simulated_refusal(compat.charm_meta(ctx), str(version))
     if refused is not None:
         raise refused
-    if expectations is None:
-        from harness.catalogue import load
+    from harness.catalogue import load
 
-        expectations = load().expect
+    catalogue = load()
+    expectations = catalogue.expect
+    extrapolation = catalogue.extrapolation(version)
+    if extrapolation is not None:
+        warnings.warn(f"SIMULATED: {extrapolation}", UserWarning, stacklevel=2)
     declared = compat.declared_containers(ctx)
     state = with_declared_containers(state, declared)
     names = sorted(c.name for c in state.containers)
     check_images(images, names)
     check_storage_mounts(storage_mounts, state)
+    folder = Path(workdir) if workdir is not None else _temporary()
+    folder.mkdir(parents=True, exist_ok=True)
+    state, volumes = with_storage_volumes(state, compat.charm_meta(ctx), folder)
     handlers = normalise(exec_handlers, names)
     target: str | None = None
     if disruption == "container-restart":
@@ -132,8 +146,6 @@ def run_disruption(
                 "leave them out",
             )
         expectation = expectations(disruption, version, variant=variant)
-    folder = Path(workdir) if workdir is not None else _temporary()
-    folder.mkdir(parents=True, exist_ok=True)
     run = DisruptionRun(
         ctx,
         disruption=disruption,
@@ -142,8 +154,9 @@ def run_disruption(
         workdir=folder,
         images=images,
         handlers=handlers,
-        storage_mounts=storage_mounts,
+        storage_mounts={*storage_mounts, *volumes},
         use_juju_for_storage=use_juju_for_storage,
+        extrapolation=extrapolation,
     )
     with run.juju_version():
         current = run.adopt(state)

@@ -25,7 +25,7 @@ from harness.twin.engine import Arrival, Change, UnitPlan, lifecycle
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for
 from harness.twin.image import Image, image_for
 from harness.twin.layer_paths import in_layer
-from harness.twin.result import CharmHookError, TwinResult
+from harness.twin.result import CharmHookError, TwinResult, secret_values
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import ExecHandler, Recorder, attached
 
@@ -45,6 +45,7 @@ class DisruptionRun:
         handlers: Mapping[str, Mapping[tuple[str, ...], ExecHandler]],
         storage_mounts: Collection[str],
         use_juju_for_storage: bool,
+        extrapolation: str | None = None,
     ) -> None:
         self.ctx = ctx
         self.disruption = disruption
@@ -55,6 +56,8 @@ class DisruptionRun:
         self.handlers = handlers
         self.storage_mounts = set(storage_mounts)
         self.keep_stored_state = use_juju_for_storage
+        self.extrapolation = extrapolation
+        self.secrets: set[str] = set()  # never printed (secret_values of every state seen)
         self.hooks: list[str] = []
         self.skipped: list[tuple[str, str]] = []
         self.trace: list[HookTrace] = []
@@ -73,6 +76,9 @@ class DisruptionRun:
             compat.set_unit_id(self.ctx, saved[1])
 
     def result(self, state: testing.State) -> TwinResult:
+        for c in state.containers:
+            if c.name in self.roots:
+                layers.lay_out(c.get_filesystem(self.ctx), c.mounts)
         app = compat.app_name(self.ctx)
         return TwinResult(
             disruption=self.disruption,
@@ -83,7 +89,11 @@ class DisruptionRun:
             trace=tuple(self.trace),
             variant=self.variant,
             unit=f"{app}/{self.unit_id}",
+            extrapolation=self.extrapolation,
             _roots=dict(self.roots),
+            _secrets=frozenset(self.secrets),
+            _ctx=self.ctx,
+            _handlers=self.handlers,
         )
 
     # Layers ----------------------------------------------------------------------------
@@ -121,7 +131,12 @@ class DisruptionRun:
     def adopt(self, state: testing.State) -> testing.State:
         """The running unit: each container's image, with the test's mounts copied over it
         (the test's own directories are never changed)."""
+        self.secrets |= secret_values(state)
         for c in state.containers:
+            # What a result left laid out for get_filesystem: ops.testing would warn about it.
+            simulated = c.get_filesystem(self.ctx)
+            if simulated.is_symlink() or simulated.exists():
+                layers.fresh_dir(simulated)
             root = self._fresh_root(c.name)
             for name, mount in c.mounts.items():
                 if name in self.storage_mounts:
@@ -292,9 +307,9 @@ class DisruptionRun:
         except testing.errors.UncaughtCharmError as e:
             error = e.__cause__ or e
             self._harvest(state)
-            self.trace.append(
-                traced(hook, step, "failed", recorder, state.unit_status, type(error).__name__)
-            )
+            # Juju puts the unit in error; nothing the hook set is committed.
+            failed = f'error: hook failed: "{hook}"'
+            self.trace.append(traced(hook, step, "failed", recorder, failed, type(error).__name__))
             raise CharmHookError(
                 disruption=self.disruption,
                 step=step,
@@ -304,6 +319,7 @@ class DisruptionRun:
                 partial=self.result(state),
             ) from error
         self._harvest(out)
+        self.secrets |= secret_values(out)
         self.hooks.append(hook)
         self.trace.append(traced(hook, step, "ok", recorder, out.unit_status))
         return self.offer(out)

@@ -10,7 +10,19 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from harness.catalogue.model import Expectation
+from harness.common.errors import HarnessError
 from harness.common.versions import JujuVersion
+
+
+def twin_version(text: str) -> JujuVersion:
+    """The Juju version a test asked the twin to simulate; one line when it is not one."""
+    try:
+        return JujuVersion.parse(text)
+    except ValueError:
+        raise HarnessError(
+            f"not a Juju version: {text!r}",
+            "give juju_version= a version such as 3.6 or 2.9.43",
+        ) from None
 
 
 class ExpectationSource(Protocol):

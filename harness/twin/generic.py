@@ -25,6 +25,7 @@ import yaml
 from harness.common.errors import HarnessError
 from harness.scenario.bundle.model import BundleSpec
 from harness.scenario.charm_meta import CharmMeta
+from harness.twin.charm_modules import CharmModules
 from harness.twin.charms import CharmSource
 
 STAND_IN = "SIMULATED generic stand-in"
@@ -89,8 +90,9 @@ def _charm_class(module: Any, path: Path) -> type[ops.CharmBase]:
     return chosen[0]
 
 
-def real_source(app: str, directory: Path) -> CharmSource:
-    """The charm at ``directory`` (src/charm.py and its metadata), for the twin to run."""
+def real_source(app: str, directory: Path, site: Path | None = None) -> CharmSource:
+    """The charm at ``directory`` (src/charm.py and its metadata), for the twin to run;
+    ``site``: the site-packages of its own dependencies (``--charm-venv``)."""
     root = directory.resolve()
     charm_py = root / "src" / "charm.py"
     if not charm_py.is_file():
@@ -99,17 +101,32 @@ def real_source(app: str, directory: Path) -> CharmSource:
             "pass the charm's source folder (the one with src/charm.py)",
         )
     raw = _charm_meta_dict(root)
-    for folder in (root / "lib", root / "src"):
-        if folder.is_dir() and str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))  # charm.py imports its siblings and charm libs
+    # charm.py imports its siblings and charm libs: src/ then lib/, as under Juju; kept
+    # apart from every other charm's modules (``harness.twin.charm_modules``).
+    modules = CharmModules((root / "src", root / "lib"), () if site is None else (site,))
     name = f"harness_twin_charm_{app.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(name, charm_py)
     if spec is None or spec.loader is None:
         raise HarnessError(f"cannot load {charm_py}", "check the charm's source")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return CharmSource(str(raw.get("name", app)), _charm_class(module, charm_py), raw)
+    try:
+        with modules.active():
+            spec.loader.exec_module(module)
+    except ImportError as exc:
+        raise HarnessError(
+            f"{app}'s charm cannot import {exc.name or exc}"
+            + (f" from its venv {site}" if site else ""),
+            f"install the charm's dependencies into a virtual environment for this Python "
+            f"({sys.executable}) and pass --charm-venv {app}=VENV",
+        ) from exc
+    return CharmSource(
+        str(raw.get("name", app)),
+        _charm_class(module, charm_py),
+        raw,
+        directory=root,
+        modules=modules,
+    )
 
 
 def bundle_charms(
@@ -117,18 +134,22 @@ def bundle_charms(
     metas: Mapping[str, CharmMeta],
     sources: Mapping[str, Path],
     charm_refs: Mapping[str, str],
+    sites: Mapping[str, Path] | None = None,
 ) -> tuple[dict[str, CharmSource], dict[str, str]]:
     """The twin's charms for the bundle (keyed as the deploy names them) and what runs each.
 
-    ``charm_refs`` maps each app to the charm reference its AppSpec deploys.
+    ``charm_refs`` maps each app to the charm reference its AppSpec deploys; ``sites`` an
+    app to the site-packages of its own dependencies.
     """
     from harness.evidence.user_bundle import REAL, STAND_IN
 
     charms: dict[str, CharmSource] = {}
     ran_by: dict[str, str] = {}
     for app, directory in sources.items():
-        charms[charm_refs[app]] = real_source(app, directory)
-        ran_by[app] = f"{REAL} ({directory.resolve().name}, SIMULATED Juju around it)"
+        site = (sites or {}).get(app)
+        charms[charm_refs[app]] = real_source(app, directory, site)
+        deps = f"its dependencies from {site}" if site else "repro's own dependencies"
+        ran_by[app] = f"{REAL} ({directory.resolve().name}, {deps}, SIMULATED Juju around it)"
     for app in bundle.app_names:
         ref = charm_refs[app]
         if app in ran_by:

@@ -9,11 +9,13 @@ from typing import Any
 
 from ops import testing
 
+from harness.common.charm_errors import CharmError
 from harness.common.errors import HarnessError, UnknownName
 from harness.common.observations import Databag, HookRecord, UnitStatus
 from harness.common.versions import CharmVersion, Versions
 from harness.lab.ports import ActionResult, AppSpec
 from harness.scenario.charm_assumes import simulated_refusal
+from harness.twin import compat
 from harness.twin.charms import CharmSource
 from harness.twin.clock import iso
 from harness.twin.leadership import leads
@@ -103,6 +105,7 @@ class TwinJuju:
         if spec.units < 1:
             raise HarnessError(f"cannot deploy {spec.app} with {spec.units} units", "use 1+")
         source = self._source(spec.charm)
+        compat.check_unified_charmcraft(source.meta, spec.app)
         refused = simulated_refusal(source.meta, str(twin.version))
         if refused is not None:
             raise refused
@@ -302,6 +305,10 @@ class TwinJuju:
             )
             for item in self._twin.uniter.dispatched
         )
+
+    def charm_errors(self) -> tuple[CharmError, ...]:
+        """Every hook a charm failed (SIMULATED clock), with Juju's retries of it."""
+        return self._twin.uniter.charm_errors()
 
     async def debug_log(self) -> str:
         self._twin.node.require_up()

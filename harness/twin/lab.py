@@ -8,13 +8,12 @@ import weakref
 from collections.abc import Mapping
 from pathlib import Path
 
-from harness.common.versions import JujuVersion
 from harness.lab.ports import Lab
 from harness.scenario.stack import Stack
 from harness.twin.charms import CharmSource, probe_source
 from harness.twin.clock import TwinClock
 from harness.twin.cluster import TwinCluster, TwinNode
-from harness.twin.expectations import ExpectationSource
+from harness.twin.expectations import ExpectationSource, twin_version
 from harness.twin.juju import TwinJuju
 from harness.twin.stand_ins import mysql_source, router_source
 from harness.twin.world import Twin
@@ -55,7 +54,7 @@ def make_lab(
     disruption to the catalogued branch the twin follows for it (``{"pod-delete":
     "interrupted-stop"}``); an unknown one is a one-line error.
     """
-    version = JujuVersion.parse(juju_version)
+    version = twin_version(juju_version)
     if workdir is None:
         folder = Path(tempfile.mkdtemp(prefix="twin-simulated-"))
         owned = True

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -57,6 +57,37 @@ def mounts(root: Path) -> dict[str, Mount]:
         f"twin-root-{entry.name}": Mount(location=f"/{entry.name}", source=entry)
         for entry in sorted(root.iterdir(), key=lambda p: p.name)
     }
+
+
+def lay_out(simulated_root: Path, offered: Mapping[str, Mount]) -> None:
+    """Lay the mounts out in ops.testing's directory for the container, so that
+    ``Container.get_filesystem(ctx)`` shows what the charm sees after the twin's last hook.
+
+    A mount is a symlink there, as ops.testing makes it; where another mount lies inside
+    (a volume at ``/tmp/agent/data`` under the root layer's ``/tmp``), its place is a
+    directory of symlinks instead, so that nothing is written into the layers themselves
+    (ops.testing's next run would find the inner symlink there and fail).
+    """
+    fresh_dir(simulated_root)
+    locations = {PurePosixPath(str(m.location)): Path(m.source) for m in offered.values()}
+
+    def place(where: Path, path: PurePosixPath, source: Path | None) -> None:
+        source = locations.get(path, source)
+        deeper = [loc for loc in locations if path in loc.parents]
+        if not deeper:
+            if source is not None and (source.is_symlink() or source.exists()):
+                where.symlink_to(source)
+            return
+        where.mkdir(parents=True, exist_ok=True)
+        leading = sorted({loc.relative_to(path).parts[0] for loc in deeper})
+        if source is not None and source.is_dir():
+            for entry in sorted(source.iterdir(), key=lambda p: p.name):
+                if entry.name not in leading:
+                    (where / entry.name).symlink_to(entry)
+        for name in leading:
+            place(where / name, path / name, None if source is None else source / name)
+
+    place(simulated_root, PurePosixPath("/"), None)
 
 
 def mount_points(root: Path, locations: Iterable[str]) -> set[str]:

@@ -65,6 +65,12 @@ class Unit:
     agent: str = "idle"
     workload_version: str = ""
     opened_ports: frozenset[Any] = frozenset()
+    # The hook the charm failed and Juju's retries did not get through: the unit is in
+    # error and Juju runs no later hook as if it had succeeded (``harness.twin.retry``).
+    failed: Any = None  # harness.twin.uniter.HookFailure
+    # The status the charm had set when a hook failed: Juju shows it again once a retry
+    # of that hook succeeds (the error status is the agent's, not the charm's).
+    status_before_error: Any = None
 
     @property
     def name(self) -> str:

@@ -19,6 +19,7 @@ from ops import testing
 
 from harness.common.errors import EnvironmentUnavailable
 from harness.twin import layers
+from harness.twin.charm_dir import unpack
 from harness.twin.clock import TwinClock, iso
 from harness.twin.image import image_for
 from harness.twin.model import CHARM_CONTAINER, App, ContainerRun, Pod, Unit
@@ -104,10 +105,17 @@ class Node:
         roots = [run.root for run in unit.pod.containers.values()]
         self.stamps.sweep(roots, self.clock.peek())
 
-    def charm_dir(self, unit: Unit) -> Path:
-        """Where Juju unpacks the charm: /var/lib/juju/agents/unit-<app>-<n>/charm."""
+    def charm_dir(self, unit: Unit, source: Path | None = None) -> Path:
+        """Where Juju unpacks the charm: /var/lib/juju/agents/unit-<app>-<n>/charm.
+
+        On the pod's charm-data volume: a new pod's is unpacked again from ``source`` (the
+        charm's folder), without what the charm wrote there before (``charm_dir.py``).
+        """
         path = unit.pod.charm_data / "agents" / unit.tag / "charm"
-        path.mkdir(parents=True, exist_ok=True)
+        if not path.is_dir():
+            path.mkdir(parents=True)
+            if source is not None:
+                unpack(source, path)
         return path
 
     def replace_pod(self, app: App, unit: Unit) -> None:

@@ -3,16 +3,39 @@ charm raised in a hook (carrying the result up to that hook)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from ops import testing
 
 from harness.common.errors import HarnessError, UnknownName
+from harness.common.redact import looks_secret, scrub
 from harness.twin.layer_paths import in_layer
 from harness.twin.trace import HookTrace
-from harness.twin.workload import ExecHandlerError
+from harness.twin.workload import ExecHandler, ExecHandlerError, Recorder, attached
+
+BRIEF_HOOKS = 5  # hooks a repr names before "... N more"
+
+
+def secret_values(state: testing.State) -> set[str]:
+    """What a State holds that must not be printed: secret-looking relation data (keys as
+    ``harness.common.redact`` judges them) and every value of every secret's content."""
+    found: set[str] = set()
+    for relation in state.relations:
+        bags: list[Mapping[str, str]] = [relation.local_app_data, relation.local_unit_data]
+        for name in ("remote_app_data", "remote_unit_data"):
+            bags.append(getattr(relation, name, {}))
+        for name in ("remote_units_data", "peers_data"):
+            bags.extend(getattr(relation, name, {}).values())
+        found |= {v for bag in bags for k, v in bag.items() if looks_secret(k)}
+    for secret in state.secrets:
+        for content in (secret.tracked_content, secret.latest_content):
+            values: Mapping[str, Any] = content or {}
+            found |= {str(v) for v in values.values()}
+    return found
 
 
 @dataclass(frozen=True, repr=False)
@@ -28,13 +51,52 @@ class TwinResult:
     variant: str | None = None
     unit: str = ""  # the unit's name after the disruption
     simulated: bool = True
+    # Set when the Juju version is past every version the catalogue names (4.1, 5.0).
+    extrapolation: str | None = None
     # Each container's root filesystem layer at the end (for paths no mount covers).
     _roots: Mapping[str, Path] = field(default_factory=dict, compare=False)
+    # Secret-looking relation values and secret contents the run saw: never printed.
+    _secrets: frozenset[str] = field(default_factory=frozenset, compare=False)
+    # The Context and exec handlers of the run, for ``workload()``.
+    _ctx: Any = field(default=None, compare=False)
+    _handlers: Mapping[str, Mapping[tuple[str, ...], ExecHandler]] = field(
+        default_factory=dict, compare=False
+    )
+
+    @contextlib.contextmanager
+    def workload(self) -> Iterator[None]:
+        """The run's exec handlers, attached for further runs with its Context::
+
+            with result.workload():
+                out = ctx.run(ctx.on.update_status(), result.state)
+
+        Outside the block, ``ctx.run`` answers commands as ops.testing always does.
+        """
+        with attached(self._ctx, self._handlers, Recorder()):
+            yield
+
+    def _heading(self) -> str:
+        name = self.disruption if self.variant is None else f"{self.disruption}/{self.variant}"
+        juju = self.juju_version + (" (extrapolated)" if self.extrapolation else "")
+        return f"TwinResult(SIMULATED {name} on Juju {juju}, {self.unit}:"
 
     def __repr__(self) -> str:
-        name = self.disruption if self.variant is None else f"{self.disruption}/{self.variant}"
-        lines = [f"TwinResult(SIMULATED {name} on Juju {self.juju_version}, {self.unit}:"]
-        lines.extend(f"  {hook.brief()}" for hook in self.trace)
+        """One line: the hooks (the first few), what failed or was skipped."""
+        hooks = list(self.hooks[:BRIEF_HOOKS])
+        if len(self.hooks) > BRIEF_HOOKS:
+            hooks.append(f"... {len(self.hooks) - BRIEF_HOOKS} more")
+        parts = [f"{len(self.hooks)} hooks ({', '.join(hooks) or 'none'})"]
+        failed = [t.hook for t in self.trace if t.outcome == "failed"]
+        if failed:
+            parts.append(f"failed: {', '.join(failed)}")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} skipped")
+        return f"{self._heading()} {'; '.join(parts)})"
+
+    def __str__(self) -> str:
+        """What each hook did, one per line, with secret values redacted as in evidence."""
+        lines = [self._heading()]
+        lines.extend(f"  {scrub(hook.brief(), self._secrets)}" for hook in self.trace)
         return "\n".join(lines) + ")"
 
     def path(self, container: str, path: str) -> Path:
@@ -98,10 +160,11 @@ class CharmHookError(HarnessError):
         self.juju_version = juju_version
         self.partial = partial
         ran = ", ".join(partial.hooks) or "none"
-        what = (
+        what = scrub(
             str(error)
             if isinstance(error, ExecHandlerError)
-            else f"the charm raised {type(error).__name__}: {error}"
+            else f"the charm raised {type(error).__name__}: {error}",
+            partial._secrets,
         )
         fix = (
             "the charm's exception is chained below; .partial holds the hooks run and the "

@@ -20,6 +20,7 @@ class HookTrace:
     outcome: Outcome
     commands: tuple[CommandRun, ...] = ()
     pushed: tuple[tuple[str, str], ...] = ()  # (container, path)
+    push_failures: tuple[tuple[str, str], ...] = ()  # the pushes above that failed
     status: str = ""  # "active: ready" after the hook
     detail: str = ""  # why it was skipped or how it failed
 
@@ -29,7 +30,10 @@ class HookTrace:
         if self.detail:
             parts.append(self.detail)
         parts.extend(f"exec {run.brief()}" for run in self.commands)
-        parts.extend(f"push {container}:{path}" for container, path in self.pushed)
+        failed = set(self.push_failures)
+        parts.extend(
+            f"push {c}:{p}" + (" failed" if (c, p) in failed else "") for c, p in self.pushed
+        )
         if self.status:
             parts.append(f"status {self.status}")
         return "; ".join(parts)
@@ -51,6 +55,7 @@ def traced(
         outcome=outcome,
         commands=tuple(recorder.commands),
         pushed=tuple(recorder.pushed),
+        push_failures=tuple(recorder.push_failures),
         status=status_text(status),
         detail=detail,
     )

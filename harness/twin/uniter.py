@@ -10,33 +10,47 @@ changed databag owes the remote units a ``relation-changed`` (``owed_changes``).
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import itertools
 import os
+import sys
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import yaml
 from ops import testing
 
 from harness.catalogue.model import Expectation
+from harness.common.charm_errors import CharmError
 from harness.common.observations import Outcome
 from harness.twin import compat, layers
+from harness.twin.charm_dir import working_directory
 from harness.twin.charms import HookEnv
-from harness.twin.clock import TwinClock
+from harness.twin.clock import TwinClock, iso
 from harness.twin.engine import lifecycle
 from harness.twin.hooks import RELATION_KINDS, Skip, event_for
 from harness.twin.leadership import leads
 from harness.twin.model import CHARM_CONTAINER, TwinRelation, Unit
 from harness.twin.names import MODEL_NAME, MODEL_UUID
 from harness.twin.node import Node
+from harness.twin.ops_patches import libyaml, no_resource_is_a_model_error, scenario_backend
 from harness.twin.records import Records
+from harness.twin.retry import (
+    RETRY_DELAYS,
+    HookFailure,
+    frames,
+    held_reason,
+    runs_in_error,
+    workload_doubt,
+)
 from harness.twin.trace import HookTrace, traced
 from harness.twin.workload import Recorder, attached, normalise
+
+# ops.testing's state module (ops-scenario), whose secret ids are random.
+_scenario_state: Any = sys.modules.get(testing.State.__module__)
+_XID = "0123456789abcdefghijklmnopqrstuv"  # xid's base32hex alphabet
 
 
 @dataclass(frozen=True)
@@ -65,7 +79,9 @@ class Uniter:
         self.owed_changes: list[tuple[str, int, int, int]] = []
         # StatefulSet patches a charm made from a hook: (statefulset, annotations)
         self.owed_patches: list[tuple[str, dict[str, str]]] = []
+        self.failures: list[HookFailure] = []
         self._uuids = itertools.count()
+        self._secrets = itertools.count()
 
     # Deterministic identities -------------------------------------------------------------
 
@@ -73,6 +89,12 @@ class Uniter:
         """Stands in for uuid.uuid4 while a charm runs: the same run gives the same ids."""
         seed = hashlib.sha256(f"twin-uuid-{next(self._uuids)}".encode()).digest()[:16]
         return uuid.UUID(bytes=seed, version=4)
+
+    def next_secret_id(self) -> str:
+        """Stands in for ops.testing's random secret ids: ``secret:`` and 20 characters of
+        an xid, as Juju's ``NewURI`` makes them (core/secrets/secret.go), from a counter."""
+        seed = hashlib.sha256(f"twin-secret-{next(self._secrets)}".encode()).digest()
+        return "secret:" + "".join(_XID[b % 32] for b in seed[:20])
 
     # What the charm sees -------------------------------------------------------------------
 
@@ -155,7 +177,7 @@ class Uniter:
         app = self.records.apps[unit.app]
         ctx = app.ctx
         compat.set_unit_id(ctx, unit.number)
-        ctx.charm_root = self.node.charm_dir(unit)
+        ctx.charm_root = self.node.charm_dir(unit, app.charm.directory)
         # ops-scenario 7.0 keeps ops' unit-state database in the charm root; the twin keeps
         # that state itself (``Pod.stored_states``), so no stale copy may be left there.
         (ctx.charm_root / ".unit-state.db").unlink(missing_ok=True)
@@ -168,6 +190,10 @@ class Uniter:
         saved_uuid4 = uuid.uuid4
         os.environ.update(env)
         uuid.uuid4 = self.next_uuid  # type: ignore[assignment]
+        saved_resource_get = no_resource_is_a_model_error()
+        saved_secret_id = getattr(_scenario_state, "_generate_secret_id", None)
+        if saved_secret_id is not None:
+            _scenario_state._generate_secret_id = self.next_secret_id
         around = app.charm.around_hook
         hook_env = HookEnv(
             app=app.name,
@@ -177,10 +203,19 @@ class Uniter:
             patch_template=self._charm_patched_template,
         )
         try:
-            with _libyaml(), around(hook_env) if around else contextlib.nullcontext():
+            with (
+                libyaml(),
+                app.charm.modules.active() if app.charm.modules else contextlib.nullcontext(),
+                working_directory(ctx.charm_root),
+                around(hook_env) if around else contextlib.nullcontext(),
+            ):
                 yield
         finally:
             uuid.uuid4 = saved_uuid4
+            if saved_secret_id is not None:
+                _scenario_state._generate_secret_id = saved_secret_id
+            if saved_resource_get is not None:
+                scenario_backend().resource_get = saved_resource_get
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)
@@ -202,7 +237,40 @@ class Uniter:
         relation_id: int | None = None,
         remote_unit: int | None = None,
     ) -> None:
-        """Run one hook through ops.testing and carry its effects into the model."""
+        """Run one hook through ops.testing and carry its effects into the model.
+
+        A hook the charm fails puts the unit in error and is retried as Juju retries it;
+        while the unit stays in error, later hooks are held (``harness.twin.retry``).
+        """
+        failed = unit.failed
+        if failed is not None and not runs_in_error(hook, failed.hook):
+            failed.held.append(hook)
+            moment = self.clock.now()
+            reason = held_reason(unit.name, failed.hook)
+            self._record(unit, hook, moment, "skipped", cause, reason, False)
+            return
+        failure = self._run_once(unit, hook, cause, relation_id, remote_unit)
+        if failure is None or failed is not None:
+            return
+        for delay in RETRY_DELAYS:
+            self.clock.advance(delay)
+            failure.attempts += 1
+            if self._run_once(unit, hook, "retry", relation_id, remote_unit) is None:
+                failure.recovered = True
+                break
+        self.failures.append(failure)
+        if not failure.recovered:
+            unit.failed = failure
+
+    def _run_once(
+        self,
+        unit: Unit,
+        hook: str,
+        cause: str,
+        relation_id: int | None,
+        remote_unit: int | None,
+    ) -> HookFailure | None:
+        """One run of a hook; the failure when the charm raised in it."""
         app = self.records.apps[unit.app]
         is_attach = hook.endswith("-storage-attached")
         state = self.state_for(unit, attach_storage=is_attach)
@@ -213,7 +281,7 @@ class Uniter:
         moment = self.clock.hook_ran()
         if isinstance(event, Skip):
             self._record(unit, hook, moment, "skipped", cause, event.reason, reboot)
-            return
+            return None
         before = self._writable_bags(unit)
         recorder = Recorder()
         handlers = normalise(app.charm.exec_handlers, app.charm.containers)
@@ -222,6 +290,8 @@ class Uniter:
                 out = app.ctx.run(event, state)
         except testing.errors.UncaughtCharmError as e:
             # As Juju: the hook's relation data and status are not committed.
+            if not isinstance(unit.status, testing.ErrorStatus):
+                unit.status_before_error = unit.status
             unit.status = testing.ErrorStatus(f'hook failed: "{hook}"')
             error = e.__cause__ or e
             cause_text = f"exit status 1 (simulated: {type(error).__name__}: {error})"
@@ -232,13 +302,36 @@ class Uniter:
             self.node.notice_writes(unit)
             trace = traced(hook, cause, "failed", recorder, unit.status, cause_text)
             self._record(unit, hook, moment, "failed", cause, cause_text, reboot, trace)
-            return
+            return HookFailure(
+                app=app.name,
+                unit=unit.name,
+                hook=hook,
+                exception=f"{type(error).__name__}: {error}".strip(),
+                traceback=frames(error, app.charm.directory),
+                time=iso(moment),
+                undetermined=workload_doubt(
+                    error,
+                    [
+                        f"`{' '.join(c.command)}` in {c.container}"
+                        for c in recorder.commands
+                        if not c.handled
+                    ],
+                    tuple(app.charm.images),
+                ),
+            )
         if is_attach:
             unit.storage_attached = True
         self._apply(unit, out)
+        if isinstance(unit.status, testing.ErrorStatus):  # the charm set none of its own
+            unit.status = unit.status_before_error or testing.UnknownStatus()  # type: ignore[no-untyped-call]
         trace = traced(hook, cause, "ok", recorder, out.unit_status)
         self._record(unit, hook, moment, "ok", cause, "", reboot, trace)
         self._queue_changes(unit, before)
+        return None
+
+    def charm_errors(self) -> tuple[CharmError, ...]:
+        """Every hook a charm failed so far, with Juju's retries and the hooks held."""
+        return tuple(failure.value() for failure in self.failures)
 
     def run_action(
         self, unit: Unit, action: str, params: Mapping[str, Any]
@@ -386,22 +479,3 @@ class Uniter:
                 self.run_hook(
                     unit, hook, cause, relation_id=relation.id, remote_unit=remote.number
                 )
-
-
-@contextlib.contextmanager
-def _libyaml() -> Iterator[None]:
-    """PyYAML's C emitter and parser while a hook runs, when PyYAML has them.
-
-    ops.testing writes the charm's metadata as YAML and ops reads it back on every hook;
-    with the pure-Python ones that is a quarter of a hook's time. Same YAML, same values.
-    """
-    if not yaml.__with_libyaml__:
-        yield
-        return
-    saved = yaml.safe_dump, yaml.safe_load
-    yaml.safe_dump = functools.partial(yaml.dump, Dumper=yaml.CSafeDumper)  # type: ignore[assignment]
-    yaml.safe_load = functools.partial(yaml.load, Loader=yaml.CSafeLoader)  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        yaml.safe_dump, yaml.safe_load = saved

@@ -18,7 +18,10 @@ Every command and every ``push`` the charm makes is recorded for the hook's trac
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
+import posixpath
+import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -87,6 +90,7 @@ class Recorder:
 
     commands: list[CommandRun] = field(default_factory=list)
     pushed: list[tuple[str, str]] = field(default_factory=list)  # (container, path)
+    push_failures: list[tuple[str, str]] = field(default_factory=list)  # of those pushed
 
 
 def normalise(
@@ -169,6 +173,33 @@ def _as_result(value: ExecResult | int | None) -> ExecResult:
     )
 
 
+def _remember(
+    ctx: testing.Context[Any], container: str, command: Sequence[str], kwargs: Mapping[str, Any]
+) -> None:
+    """A handled command goes into ``ctx.exec_history`` as ops.testing records its own."""
+    record = getattr(testing, "ExecArgs", None)
+    history = getattr(ctx, "exec_history", None)
+    if record is None or not isinstance(history, dict):
+        return
+    names = {f.name for f in dataclasses.fields(record)}
+    values: dict[str, Any] = dict.fromkeys(names)  # Container.exec's defaults
+    values.update(encoding="utf-8", combine_stderr=False)
+    values.update((k, v) for k, v in kwargs.items() if k in names)
+    values.update(command=list(command), environment=dict(kwargs.get("environment") or {}))
+    history.setdefault(container, []).append(record(**values))
+
+
+def _push_message(path: str, message: str) -> str:
+    """ops.testing's message for a push whose parent directory is missing names an errno
+    (``parent directory not found: 2``); the twin's names the path and the directory."""
+    message = re.sub(
+        r"parent directory not found: \d+$",
+        f"parent directory not found: {posixpath.dirname(path)}",
+        message,
+    )
+    return f"push {path}: {message}"
+
+
 @contextlib.contextmanager
 def attached(
     ctx: testing.Context[Any],
@@ -211,6 +242,7 @@ def attached(
                 f"{type(e).__name__}: {e}"
             ) from e
         recorder.commands.append(CommandRun(self.name, call.command, result.exit_code, True))
+        _remember(ctx, self.name, command, {**kwargs, "stdin": stdin})
         encoding = kwargs.get("encoding", "utf-8")
         process = _HandledProcess(command, result, encoding)
         for name in ("stdout", "stderr"):
@@ -222,7 +254,11 @@ def attached(
 
     def push(self: ops.Container, path: Any, *args: Any, **kwargs: Any) -> None:
         recorder.pushed.append((self.name, str(path)))
-        original_push(self, path, *args, **kwargs)
+        try:
+            original_push(self, path, *args, **kwargs)
+        except pebble.PathError as e:
+            recorder.push_failures.append((self.name, str(path)))
+            raise pebble.PathError(e.kind, _push_message(str(path), e.message)) from None
 
     ops.Container.exec = exec_  # type: ignore[assignment,method-assign]
     ops.Container.push = push  # type: ignore[method-assign]

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from harness.catalogue.model import Expectation
 from harness.catalogue.relation_keys import unit_keys
+from harness.common.counts import counted
 from harness.common.findings import Finding, Verdict
 from harness.common.observations import Databag, Snapshot
 from harness.common.redact import comparable, redact, shown
@@ -47,16 +48,18 @@ def relation_findings(
             observed = "appeared: " + _describe(new.data)
         else:
             wanted = _wanted(expectation, bag, units, apps)
-            expected = f"{wanted} ({len(old.data)} keys)"
+            expected = f"{wanted} ({counted(len(old.data), 'key')})"
             if wanted == "lost":
                 # Juju writes a new unit's network keys itself; the charm's keys are lost.
                 # Which keys are Juju's depends on the version (private-address is the
                 # charm's own from 4.0); every catalogue range lies within one such span.
                 juju = unit_keys(JujuVersion.parse(expectation.juju_min)).owned
                 old, new = _charm_keys(old, juju), None if new is None else _charm_keys(new, juju)
-                expected = f"lost ({len(old.data)} keys the charm wrote)"
+                expected = f"lost ({counted(len(old.data), 'key')} the charm wrote)"
             observed, kept = _compare(old, new)
             verdict = "match" if kept == (wanted == "kept") else "deviation"
+            if wanted == "kept" and not kept and new is not None and new.data:
+                verdict, observed = _rewritten(old, new, observed)
             if wanted == "lost" and not old.data:
                 # Only Juju's own keys, which a new unit gets again: nothing to judge here.
                 observed, verdict = "only Juju's network keys, set again for the new unit", "match"
@@ -105,6 +108,21 @@ def _compare(old: Databag, new: Databag | None) -> tuple[str, bool]:
         elif before[key] != after[key]:
             changes.append(f"{key}: {shown(key, old.data[key])} -> {shown(key, new.data[key])}")
     return "changed: " + "; ".join(changes), False
+
+
+def _rewritten(old: Databag, new: Databag, observed: str) -> tuple[Verdict, str]:
+    """A kept databag to which the charm's hooks added keys during the window.
+
+    Every key still there with its value: kept, whatever keys the charm added (charm
+    libraries do: rolling-ops writes its lock state into the peer databag). A key gone or a
+    value changed stays a deviation: data Juju lost and the charm wrote again (Juju bug
+    1830745's new credentials) looks exactly like that.
+    """
+    before = {k: comparable(k, v) for k, v in old.data.items()}
+    after = {k: comparable(k, v) for k, v in new.data.items()}
+    if all(key in after and after[key] == value for key, value in before.items()):
+        return "match", f"kept; {observed.removeprefix('changed: ')} since, by the charm's hooks"
+    return "deviation", observed
 
 
 def _describe(data: Mapping[str, str]) -> str:

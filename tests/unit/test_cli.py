@@ -11,6 +11,7 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from harness.cli import main as cli
 from harness.cli import run as cli_run
 from harness.evidence.write import write_bundle
 from harness.run import launch
+from harness.scenario.podspec import PODSPEC_SCENARIOS
 from harness.scenario.scenarios import SCENARIOS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
@@ -54,7 +56,7 @@ def test_list_names_every_disruption_and_scenario_once(capsys: pytest.CaptureFix
 
     assert code == 0
     names = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
-    assert names == [*NAMES, *(s.name for s in SCENARIOS)]
+    assert names == [*NAMES, *(s.name for s in SCENARIOS), *(p.name for p in PODSPEC_SCENARIOS)]
     # container-restart scenarios show the container and the signal they use.
     assert re.search(
         r"^  container-restart-charm +\[container-restart \(container charm, signal TERM\)\]",
@@ -757,8 +759,8 @@ def test_one_bad_bundle_does_not_lose_the_matrix(
 
     assert code == (1 if strict else 0)
     assert "| pod-delete | 3.6.1 |" in out
-    assert "1 runs." in out
-    below = out.split("unreadable bundles, not in the table:", 1)[1]
+    assert "1 run." in out
+    below = out.split("3 unreadable bundles, not in the table:", 1)[1]
     assert "job-2.9/bundle.json`: " in below
     assert "is not JSON" in below
     assert "job-3.1/bundle.json`: " in below
@@ -766,6 +768,23 @@ def test_one_bad_bundle_does_not_lose_the_matrix(
     assert "job-3.4/bundle.json`: " in below
     assert "nested too deeply" in below
     assert ("unreadable" in err) == strict
+
+
+def test_counts_of_one_are_singular(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Counts of one are singular: never "1 runs", "1 unreadable bundles", "1 deviations"."""
+    write_bundle(evidence(backend="live", juju="3.6.1"), tmp_path / "good")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "bundle.json").write_text("[]", "utf-8")
+
+    code, out, err = repro(capsys, "matrix", str(tmp_path), "--strict")
+
+    assert code == 1
+    assert "1 run." in out
+    assert "1 unreadable bundle, not in the table:" in out
+    assert "(1 deviation)" in out  # the by-series table
+    assert "repro: 1 unreadable bundle (listed under the table)" in err
+    for wrong in ("1 runs", "1 unreadable bundles", "1 deviations", "1 keys"):
+        assert wrong not in out + err
 
 
 # --- run -------------------------------------------------------------------------------
@@ -1034,6 +1053,7 @@ class _FakeResult:
     def __init__(self, folder: Path, exit_code: int) -> None:
         self.folder = folder
         self.exit_code = exit_code
+        self.evidence = SimpleNamespace(charm_errors=())  # none to say on stderr
 
 
 @pytest.mark.parametrize("deviations", [0, 1])
@@ -1212,7 +1232,7 @@ def test_run_live_connects_deploys_and_runs(
         # Juju's defaults on a model it creates, unless told to inherit model-defaults
         ("connect", "bug-model", True, "auto", not inherit),
         ("deploy", True, str(charm)),
-        ("run", "lp2021891-pod-delete", ["interruption"]),
+        ("run", "lp2021891-pod-delete", ["interruption", "options"]),
     ]
     lines = out.splitlines()
     assert lines[0] == "backend: live (a Juju controller is reachable)"
@@ -1271,3 +1291,12 @@ def test_timeline_json_keeps_awkward_error_text_exact(
          "hook": "stop", "outcome": "ok"},
     ]  # fmt: skip
     assert out.count("\n") == 4  # "[", one object a line, "]" (U+2028 stays as it is)
+
+
+def test_the_counting_helper_docstring_holds() -> None:
+    import doctest
+
+    import harness.common.counts
+
+    assert doctest.testmod(harness.common.counts).attempted > 0
+    assert doctest.testmod(harness.common.counts).failed == 0

@@ -45,7 +45,12 @@ def test_written_bundle_validates_against_the_shipped_schema(tmp_path: Path, bac
 def test_the_folder_holds_the_three_views(tmp_path: Path) -> None:
     folder = write_bundle(evidence(), tmp_path / "run")
 
-    assert sorted(p.name for p in folder.iterdir()) == ["bundle.json", "report.md", "timeline.svg"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "bundle.json",
+        "report.md",
+        "report.txt",
+        "timeline.svg",
+    ]
 
 
 def test_unknown_versions_are_null_not_missing(tmp_path: Path) -> None:
@@ -133,7 +138,7 @@ def test_secret_looking_databag_values_never_reach_any_file(tmp_path: Path) -> N
     value = evidence(before=replace(before, relations=(bag,)), after=after)
     folder = write_bundle(value, tmp_path / "run")
 
-    for name in ("bundle.json", "report.md", "timeline.svg"):
+    for name in ("bundle.json", "report.md", "report.txt", "timeline.svg"):
         text = (folder / name).read_text("utf-8")
         for secret in (PASSWORD, "secret://abcdef0123", "tok-123456", "-----BEGIN KEY-----"):
             assert secret not in text, (name, secret)

@@ -56,4 +56,4 @@ def test_two_runs_in_one_series_are_two_lines_of_one_cell_not_an_escaped_tag() -
     _, pod_delete = grid(text)
     assert "&lt;br>" not in pod_delete[1]
     assert pod_delete[1].startswith("live (libjuju): ")
-    assert "deviations)<br>twin (SIMULATED): " in pod_delete[1]
+    assert "deviation)<br>twin (SIMULATED): " in pod_delete[1]

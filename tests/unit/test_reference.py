@@ -61,6 +61,9 @@ def test_the_matrix_has_every_disruption_and_columns_from_29_on_without_gaps() -
     assert all(a.high == b.low for a, b in itertools.pairwise(columns))
     for row in overview.rows:
         for cell in row.cells:
+            if cell.entry is None:  # its kind of charm is gone on these versions
+                assert cell.gone == catalogue.gone_on(row.disruption, cell.span.low) is not None
+                continue
             entry = catalogue.expect(row.disruption, cell.span.low)
             leader = [h.name for h in for_unit(cell.hooks, leader=True)]
             other = [h.name for h in for_unit(cell.hooks, leader=False)]
@@ -72,10 +75,12 @@ def test_neighbouring_columns_differ_somewhere() -> None:
     overview = matrix(load())
 
     def column(index: int) -> list[object]:
-        return [
-            (row.cells[index].hooks, row.cells[index].survival, row.cells[index].entry.confidence)
-            for row in overview.rows
-        ]
+        found: list[object] = []
+        for row in overview.rows:
+            cell = row.cells[index]
+            confidence = None if cell.entry is None else cell.entry.confidence
+            found.append((cell.hooks, cell.survival, confidence, cell.gone))
+        return found
 
     for index in range(len(overview.columns) - 1):
         assert column(index) != column(index + 1), overview.columns[index]

@@ -236,6 +236,9 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
         def boundaries(self) -> tuple[JujuVersion, ...]:
             return (JujuVersion.parse("2.9"), JujuVersion.parse("4.0"))
 
+        def extrapolation(self, juju: JujuVersion, text: str | None = None) -> str | None:
+            return None if juju.major <= 4 else f"Juju {text or juju}: an extrapolation"
+
     async def take_snapshot(lab: Lab, stack: Any) -> Snapshot:
         state.snapshots += 1
         journal = ()
@@ -390,7 +393,10 @@ def test_commands_hold_deploy_and_the_disruption_plan(tmp_path: Path, fakes: Fak
     result, _ = run(lab, tmp_path / "run")
 
     commands = result.evidence.commands
-    assert commands[0] == "repro run lp2021891-pod-delete --backend live"
+    # Live needs the packed probe: the command names it where a reader has it.
+    assert commands[0] == (
+        "repro run lp2021891-pod-delete --probe-charm ./probe.charm --backend live"
+    )
     assert "juju deploy mysql-k8s mysql-k8s --channel 8.0/edge --trust" in commands
     assert "juju integrate probe:database mysql-router-k8s:database" in commands
     assert commands[-2:] == (

@@ -90,6 +90,10 @@ def test_a_volume_mounted_inside_an_image_directory_outlives_every_disruption(
     )
     assert result.read_text("agent", POSITIONS) == "positions: {app.log: 42}\n"
     assert result.read_text("agent", AGENT_CONFIG) == "server: {}\n"
+    # ops.testing's own look at the files sees the volume inside the image's directory.
+    root = result.state.get_container("agent").get_filesystem(ctx)
+    assert (root / POSITIONS[1:]).read_text() == "positions: {app.log: 42}\n"
+    assert (root / AGENT_CONFIG[1:]).read_text() == "server: {}\n"
     # The state left behind runs further hooks, as an author's next assertion would.
     ctx.run(ctx.on.update_status(), result.state)
 

@@ -1,8 +1,8 @@
 """The twin README's example ("The bug as it happened") is run here as it stands.
 
 The test reads the README from the checkout (not the installed package), executes its
-first Python block, and runs every ``test_*`` function it defines; it also checks that the
-``repr`` the README shows is what the example's fixed charm gives.
+first Python block, and runs every ``test_*`` function it defines; it also checks that what
+``print(result)`` shows in the README is what the example's fixed charm gives.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ def test_the_readme_example_fails_without_the_fix(tmp_path: Path) -> None:
     assert broken.read_text("mysql-router", namespace["CONF"]) is None
 
 
-def test_the_repr_the_readme_shows_is_the_real_one(tmp_path: Path) -> None:
+def test_the_printed_result_the_readme_shows_is_the_real_one(tmp_path: Path) -> None:
     namespace = example()
     fixed = namespace["disrupt"](namespace["FixedRouter"], "node-restart", tmp_path / "unit")
     shown = blocks("The bug as it happened")[1].strip()
-    assert repr(fixed) == shown
+    assert str(fixed) == shown

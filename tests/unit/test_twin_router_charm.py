@@ -79,7 +79,7 @@ def test_the_broken_router_fails_only_where_no_upgrade_charm_comes(
 ) -> None:
     result, _ = disrupt(tmp_path, BrokenRouter, disruption, container, juju_version=version)
     broken = (disruption, container) in BUG_SHOWS_ON
-    assert router_works(result) is not broken, repr(result)
+    assert router_works(result) is not broken, str(result)
     if broken:
         assert "upgrade-charm" not in result.hooks
         assert result.read_text(CONTAINER, CONFIG) is None
@@ -96,7 +96,7 @@ def test_the_fixed_router_works_after_every_disruption(
     result, binary = disrupt(
         tmp_path, FixedRouter, disruption, container, juju_version=version, leader=leader
     )
-    assert router_works(result), repr(result)
+    assert router_works(result), str(result)
     # It bootstraps only when the workload's root was fresh, and never twice.
     fresh_root = (disruption, container) != ("container-restart", "charm")
     assert binary.bootstraps == (1 if fresh_root else 0)

@@ -321,7 +321,7 @@ def test_an_exec_handler_keeps_state_chooses_exit_codes_and_sees_the_filesystem(
     assert second.state.workload_version == "1.3"  # the handler counted across runs
 
 
-def test_the_trace_and_repr_say_what_each_hook_did() -> None:
+def test_the_trace_and_the_printed_result_say_what_each_hook_did() -> None:
     ctx = testing.Context(PushesWithoutMakeDirs, meta=APP_META)
     result = run_disruption(
         ctx, app_unit(), "pod-delete", images={"app": Image.linux(["/etc/app"])}
@@ -331,7 +331,7 @@ def test_the_trace_and_repr_say_what_each_hook_did() -> None:
     assert ready.pushed == (("app", "/tmp/scratch"), ("app", "/etc/app/app.conf"))
     assert ready.step == "after: new pod"
     assert result.trace[0].step == "before: new pod"  # stop, in the old pod
-    text = repr(result)
+    text = str(result)
     assert text.startswith("TwinResult(SIMULATED pod-delete on Juju 3.6.0, app/0:")
     assert "app-pebble-ready [after: new pod] ok; push app:/tmp/scratch" in text
     assert len(text.splitlines()) == len(result.hooks) + 1

@@ -176,6 +176,7 @@ def test_pod_delete_as_catalogued_is_all_match_plus_the_known_bug() -> None:
         "deviation": 0,
         "known-bug": 1,
         "undetermined": 0,
+        "charm-error": 0,
     }
 
 
@@ -632,7 +633,13 @@ def test_no_hook_records_for_a_unit_is_a_deviation() -> None:
 
 
 def test_count_names_every_verdict() -> None:
-    assert count([]) == {"match": 0, "deviation": 0, "known-bug": 0, "undetermined": 0}
+    assert count([]) == {
+        "match": 0,
+        "deviation": 0,
+        "known-bug": 0,
+        "undetermined": 0,
+        "charm-error": 0,
+    }
 
 
 # ------------------------------------------------------------------ real debug-logs
@@ -762,7 +769,7 @@ def test_a_reused_unit_name_is_judged_per_source_and_juju_network_keys_are_not_c
     assert all(f.verdict == "match" for f in new), new
     (own,) = by_check(findings, "relation")
     assert own.verdict == "match"
-    assert own.expected == "lost (1 keys the charm wrote)"
+    assert own.expected == "lost (1 key the charm wrote)"
 
 
 def _relation_finding(
@@ -778,7 +785,7 @@ def test_on_juju_4_a_databag_juju_wrote_no_private_address_in_is_no_loss() -> No
     # Juju 4.0 writes ingress-address alone (its show-unit on 4.0.5, juju issue 22539).
     juju_4 = {"ingress-address": "10.152.183.148"}
     kept = _relation_finding("pod-delete", "4.0", juju_4, juju_4)
-    assert (kept.expected, kept.observed, kept.verdict) == ("kept (1 keys)", "kept", "match")
+    assert (kept.expected, kept.observed, kept.verdict) == ("kept (1 key)", "kept", "match")
     new_unit = _relation_finding("scale-down-up", "4.0", juju_4, juju_4)
     assert new_unit.verdict == "match"
     assert new_unit.observed == "only Juju's network keys, set again for the new unit"
@@ -811,7 +818,7 @@ def test_private_address_is_jujus_key_before_4_0_and_the_charms_own_from_4_0() -
     on_3_6 = _relation_finding("scale-down-up", "3.6", old, new)
     assert on_3_6.expected == "lost (0 keys the charm wrote)"
     on_4_0 = _relation_finding("scale-down-up", "4.0", old, new)
-    assert on_4_0.expected == "lost (1 keys the charm wrote)"
+    assert on_4_0.expected == "lost (1 key the charm wrote)"
     assert (on_4_0.observed, on_4_0.verdict) == ("lost (emptied)", "match")
     # A charm that writes it again on its new unit kept it: not the loss 4.0 predicts.
     again = _relation_finding("scale-down-up", "4.0", old, old)

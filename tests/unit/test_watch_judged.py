@@ -513,9 +513,11 @@ def test_a_listing_that_failed_is_undetermined_with_its_reason_never_absent_or_a
 
 
 def test_the_files_table_never_calls_two_failed_listings_unchanged(tmp_path: Path) -> None:
+    from harness.evidence.document import to_markdown
     from harness.evidence.report import _files_section
 
     failed = FileState(UNIT, "app", STATE, UNLISTED, reason="no find in the container")
-    lines = _files_section(Snapshot("t0", files=(failed,)), Snapshot("t1", files=(failed,)))
+    blocks = _files_section(Snapshot("t0", files=(failed,)), Snapshot("t1", files=(failed,)))
+    lines = to_markdown(blocks).splitlines()
     assert "Paths: 1 changed, 0 unchanged." in lines
     assert any("unlisted (no find in the container)" in line for line in lines)

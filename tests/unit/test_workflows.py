@@ -34,6 +34,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import parse_wheel_filename
 
+from harness.scenario.podspec import PODSPEC_SCENARIOS
 from harness.scenario.scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,13 +42,14 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 SCRIPTS = ROOT / ".github" / "scripts"
 CI = WORKFLOWS / "ci.yaml"
 INTEGRATION = WORKFLOWS / "integration.yaml"
+CORPUS = WORKFLOWS / "charm-corpus.yaml"
 JUJU_CHANNELS = {"2.9/stable", "3.6/stable", "4.0/stable"}
 # Juju snap tracks the store no longer serves: "The available tracks are 2.9, 3, 3.6, 4.0,
 # and 4" (canonical/concierge PR 122, 2025-11-20, after the 3.5 track was removed);
 # canonical/stsstack-bundles issue 346 (2025-12-18): 3.4 and 3.5 are gone too.
 CLOSED_JUJU_TRACKS = ("3.0", "3.1", "3.2", "3.3", "3.4", "3.5")
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
-SCENARIO_NAMES = [scenario.name for scenario in SCENARIOS]
+SCENARIO_NAMES = [scenario.name for scenario in (*SCENARIOS, *PODSPEC_SCENARIOS)]
 PYTEST_COLLECT = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
 
 needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
@@ -70,7 +72,7 @@ def _steps(job: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _all_jobs() -> Iterator[tuple[str, str, dict[str, Any]]]:
-    for path in (CI, INTEGRATION):
+    for path in (CI, INTEGRATION, CORPUS):
         for name, job in _load(path)["jobs"].items():
             yield path.name, name, job
 
@@ -911,7 +913,7 @@ def test_every_job_runs_on_ubuntu_24_04() -> None:
 # --- least privilege and hygiene ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [CI, INTEGRATION], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [CI, INTEGRATION, CORPUS], ids=lambda p: p.name)
 def test_permissions_are_read_only_at_the_top_and_in_every_job(path: Path) -> None:
     workflow = _load(path)
     assert workflow["permissions"] == {"contents": "read"}
@@ -921,7 +923,7 @@ def test_permissions_are_read_only_at_the_top_and_in_every_job(path: Path) -> No
     assert "group" in workflow["concurrency"]
 
 
-@pytest.mark.parametrize("path", [CI, INTEGRATION], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [CI, INTEGRATION, CORPUS], ids=lambda p: p.name)
 def test_every_action_is_pinned_to_a_full_commit_with_its_version_noted(path: Path) -> None:
     used = [
         step["uses"]
@@ -1157,9 +1159,13 @@ done
 """
 
 
-def _pack_probe(tmp_path: Path, version: str, pack: str) -> subprocess.CompletedProcess[str]:
+def _pack_probe(
+    tmp_path: Path, version: str, pack: str, *charm_dir: str
+) -> subprocess.CompletedProcess[str]:
     """pack-probe.sh with stand-ins: charmcraft reports VERSION and runs PACK to pack."""
-    (tmp_path / "charms" / "probe").mkdir(parents=True)
+    for name in ("probe", "podspec-probe"):
+        (tmp_path / "charms" / name).mkdir(parents=True)
+        (tmp_path / "charms" / name / "charmcraft.yaml").write_text("type: charm\n")
     charmcraft = (
         "#!/usr/bin/env bash\n"
         f'if [[ $1 == version ]]; then echo "charmcraft {version}"; exit; fi\n'
@@ -1177,7 +1183,7 @@ def _pack_probe(tmp_path: Path, version: str, pack: str) -> subprocess.Completed
         "CHARMCRAFT_MAJOR": "4",
     }
     return subprocess.run(
-        ["bash", str(SCRIPTS / "pack-probe.sh"), "build/probe.charm"],
+        ["bash", str(SCRIPTS / "pack-probe.sh"), "build/probe.charm", *charm_dir],
         env=env,
         cwd=tmp_path,
         capture_output=True,
@@ -1242,6 +1248,39 @@ def test_prepare_lab_hands_concierge_the_jobs_channels(
     assert "JUJU=2.9/stable MICROK8S=1.28/stable" in prepare
     assert f"--config {ROOT / '.github' / 'concierge.yaml'}" in prepare
     assert log[-1] == "juju switch concierge-microk8s"
+
+
+@needs_bash
+def test_pack_probe_packs_the_charm_folder_it_is_given(tmp_path: Path) -> None:
+    pack = "touch podspec-probe_ubuntu-20.04-amd64.charm"
+    result = _pack_probe(tmp_path, "4.5.0", pack, "charms/podspec-probe")
+    assert result.returncode == 0, result.stderr
+    log = (tmp_path / "calls").read_text()
+    assert f"charmcraft pack --verbose in {tmp_path / 'charms' / 'podspec-probe'}" in log
+    assert (tmp_path / "build" / "probe.charm").is_file()
+    refused = _pack_probe(tmp_path / "again", "4.5.0", pack, "charms/nothing-here")
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        "no charmcraft.yaml in charms/nothing-here: pass a charm's folder, "
+        "e.g. charms/podspec-probe"
+    )
+
+
+def test_the_podspec_probe_is_packed_and_handed_to_the_live_jobs() -> None:
+    jobs = _load(INTEGRATION)["jobs"]
+    pack = jobs["pack-podspec-probe"]
+    run = " ".join(s.get("run", "") for s in _steps(pack))
+    assert "pack-probe.sh build/podspec-probe.charm charms/podspec-probe" in run
+    cache = next(s for s in _steps(pack) if "actions/cache" in s.get("uses", ""))
+    assert "charms/podspec-probe/**" in cache["with"]["key"]
+    assert "env.CHARMCRAFT_MAJOR" in cache["with"]["key"]
+    assert any(s["with"]["name"] == "podspec-probe-charm" for s in _uploads(pack))
+    live = jobs["integration"]
+    assert "pack-podspec-probe" in live["needs"]
+    downloads = [s for s in _steps(live) if "download-artifact" in s.get("uses", "")]
+    assert any(s["with"]["name"] == "podspec-probe-charm" for s in downloads)
+    tox = next(s for s in _steps(live) if s.get("name") == "tox -e integration")
+    assert tox["env"]["PODSPEC_PROBE_CHARM"].endswith("/build/podspec-probe.charm")
 
 
 @needs_bash
@@ -1330,3 +1369,92 @@ def test_tox_gives_an_interrupted_live_run_the_time_to_restart_microk8s() -> Non
 def test_tox_gives_an_interrupted_twin_run_the_time_to_write_its_bundle() -> None:
     # A cancelled ci.yaml job: the runner's SIGTERM follows its SIGINT after 7.5 s.
     assert _tox_setting("twin", "interrupt_timeout") >= 7.5
+
+
+# --- charm-corpus.yaml: real charms, every day ---------------------------------------------
+
+
+def _corpus_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("charm_corpus", SCRIPTS / "charm_corpus.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+charm_corpus = _corpus_script()
+
+
+def test_the_corpus_pins_at_least_six_public_sidecar_charms_of_several_shapes() -> None:
+    corpus = charm_corpus.load()
+    charms = corpus["charms"]
+    assert len(charms) >= 6
+    assert not set(charms) & charm_corpus.EXCLUDED  # kept aside for independent checks
+    for name, spec in charms.items():
+        assert re.fullmatch(r"[0-9a-f]{40}", spec["commit"]), name
+        assert spec["deps"] in ("poetry", "uv", "requirements"), name
+        assert spec["python"] in ("3.10", "3.12"), name  # the charms' bases (22.04, 24.04)
+        assert name in spec["bundle"]["applications"], name
+    # The default stack's charm, at its current head.
+    assert charms["mysql-router-k8s"]["commit"] == "94192d958f32ce35e0dc7737e068eee6c554fab9"
+
+
+def test_the_corpus_runs_every_disruption_a_bundle_app_can_take() -> None:
+    from harness.catalogue.names import NAMES
+
+    # charm-pod-spec-change needs the probe; resource-refresh a new image the bundle lacks.
+    assert set(charm_corpus.load()["disruptions"]) == set(NAMES) - {
+        "charm-pod-spec-change",
+        "resource-refresh",
+    }
+
+
+def test_the_corpus_job_runs_each_charm_with_its_own_venv_and_fails_on_regression() -> None:
+    workflow = _load(CORPUS)
+    assert set(workflow["on"]) >= {"schedule", "workflow_dispatch"}
+    runs = " ".join(s.get("run", "") for s in _steps(workflow["jobs"]["corpus"]))
+    assert "charm_corpus.py fetch" in runs
+    assert "charm_corpus.py run" in runs
+    assert "charm_corpus.py check" in runs
+    publish = " ".join(s.get("run", "") for s in _steps(workflow["jobs"]["matrix"]))
+    assert "publish-matrix.sh" in publish  # repro matrix, to the run summary
+    assert workflow["jobs"]["matrix"]["if"] == "${{ !cancelled() }}"
+
+
+def test_the_corpus_plan_gives_one_job_per_charm() -> None:
+    plan = charm_corpus.matrix(charm_corpus.load())
+    assert sorted(j["charm"] for j in plan) == sorted(charm_corpus.load()["charms"])
+    assert {"charm", "python", "deps", "apt"} <= set(plan[0])
+
+
+def _results(out: Path, charm: str, runs: list[dict[str, Any]]) -> Path:
+    out.mkdir(parents=True)
+    (out / "results.json").write_text(json.dumps({"charm": charm, "runs": runs}))
+    return out
+
+
+def _bundle(out: Path, disruption: str, **raw: Any) -> None:
+    folder = out / disruption / "run"
+    folder.mkdir(parents=True)
+    (folder / "bundle.json").write_text(json.dumps({"findings": [], "error": None, **raw}))
+
+
+def test_a_corpus_regression_fails_the_check(tmp_path: Path) -> None:
+    corpus = charm_corpus.load()
+    out = _results(
+        tmp_path / "zk",
+        "zookeeper-k8s",
+        [
+            {"disruption": "pod-delete", "exit": 3},
+            {"disruption": "node-restart", "exit": 2},
+            {"disruption": "scale-down-up", "exit": 0},
+        ],
+    )
+    error = {"unit": "zookeeper-k8s/0", "hook": "start", "exception": "KeyError: 'x'"}
+    _bundle(out, "pod-delete", charm_errors=[error])
+    _bundle(out, "scale-down-up", charm_errors=[{**error, "undetermined": "no image"}])
+    found = charm_corpus.regressions(out, corpus)
+    assert len(found) == 2
+    assert "charm error not in the baseline" in found[0]
+    assert "did not finish" in found[1]
