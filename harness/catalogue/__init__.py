@@ -46,10 +46,10 @@ Validation happens on load, so a broken catalogue fails at once with one line na
 entry: every entry has a source, the main branch's version ranges of one disruption
 neither overlap nor leave gaps from 2.9 on (a branch's are contiguous from where it
 starts), hook names are Juju hooks or ``{container}``/``{endpoint}``/``{storage}``
-templates, every disruption is one of ``harness.catalogue.names.NAMES``, a podspec charm's
-(``PODSPEC``, in the file's ``podspec`` section, ending where podspec charms are gone) or a
-lifecycle entry (``deploy``, ``integrate``), and every fact of ``juju_facts`` covers 2.9 on
-with a source.
+templates, every disruption is one of ``harness.catalogue.names.NAMES``, of ``PREDICT_ONLY``
+(catalogued for ``repro predict``, not yet runnable), a podspec charm's (``PODSPEC``, in
+the file's ``podspec`` section, ending where podspec charms are gone) or a lifecycle entry
+(``deploy``, ``integrate``), and every fact of ``juju_facts`` covers 2.9 on with a source.
 Facts (grace period, stop budget, ``leader-settings-changed``) and versioned background
 hooks are applied by splitting each entry at their boundaries (``harness.catalogue.facts``).
 

@@ -137,8 +137,8 @@ class Catalogue:
         by = f" and signal {signal!r}" if signal else ""
         raise UnknownName(
             f"{disruption} has no branch for container {container!r}{by}",
-            "--container and --signal apply to container-restart only (container= and "
-            "signal= in Python)",
+            "--container and --signal apply to container-restart and container-kill only "
+            "(container= and signal= in Python)",
         )
 
     def branches(self, disruption: str, juju: JujuVersion | str) -> tuple[Expectation, ...]:

@@ -71,6 +71,7 @@ _RANGE_OVERRIDES = frozenset(
         "optional",
         "survives",
         "relation_data",
+        "restart_count",
         "confidence",
         "pebble_state",
         "stop_budget_seconds",

@@ -137,7 +137,8 @@ def _filled(entry: Expectation, juju: JujuVersion, facts: Facts) -> Expectation:
         stop_budget_seconds=budget,
         hooks=hooks,
         optional=optional,
-        background=(*entry.background, *(str(span.value) for span in background)),
+        # A hook with several sources (check-failed: two) is listed once.
+        background=(*entry.background, *dict.fromkeys(str(span.value) for span in background)),
         sources=(*sources, *(span.source for span in background if span.source)),
     )
 

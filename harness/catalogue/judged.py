@@ -6,6 +6,8 @@
     '2.9.43'
     >>> str(judged_juju("2.9.0", load()).version), judged_juju("3.6", load()).notes
     ('2.9.0', ())
+    >>> str(judged_juju("3.3", load()).version), judged_juju("3.3", load()).notes
+    ('3.3.0', ())
 
 A bare track (``2.9``) means what a person installs from it: its newest release, as the
 snap channel ``2.9/stable`` gives it. The catalogue judges a track's releases alike from
@@ -55,8 +57,10 @@ def judged_juju(given: str, catalogue: Catalogue) -> JudgedJuju:
     track = None
     if _TRACK.fullmatch(given.strip()):
         same = (version.major, version.minor)
-        inside = [b for b in catalogue.boundaries() if (b.major, b.minor) == same]
-        if inside and max(inside) != version:
+        # Past its .0 release: a boundary at a pre-release (3.3-beta1) comes before all of
+        # the track's releases, so the track is judged alike from its first release on.
+        inside = [b for b in catalogue.boundaries() if (b.major, b.minor) == same and b > version]
+        if inside:
             version = max(inside)
             name = f"{version.major}.{version.minor}"
             track = (

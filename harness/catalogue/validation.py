@@ -1,9 +1,9 @@
 """The catalogue's rules, and CatalogueError: what a broken (or malformed) catalogue raises.
 
-``validate`` runs once the whole file is read: every disruption of ``names.NAMES`` and every
-lifecycle entry is catalogued, and nothing else; each branch has contiguous version ranges
-(the main branch's from 2.9 on), the last one open. ``check_spans`` holds a fact's ranges to
-the same rule as they are read.
+``validate`` runs once the whole file is read: every disruption of ``names.NAMES`` and of
+``names.PREDICT_ONLY`` and every lifecycle entry is catalogued, and nothing else; each
+branch has contiguous version ranges (the main branch's from 2.9 on), the last one open.
+``check_spans`` holds a fact's ranges to the same rule as they are read.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from harness.catalogue.catalogue import Catalogue
 from harness.catalogue.facts import Span
 from harness.catalogue.model import MAIN, SUPPORTED_FROM, Expectation
-from harness.catalogue.names import LIFECYCLE, NAMES, PODSPEC
+from harness.catalogue.names import LIFECYCLE, NAMES, PODSPEC, PREDICT_ONLY
 from harness.common.errors import HarnessError
 from harness.common.versions import JujuVersion
 
@@ -43,17 +43,19 @@ def check_spans(spans: Sequence[Span], here: str) -> None:
 def validate(catalogue: Catalogue, where: str) -> None:
     """The rules of the whole catalogue; CatalogueError names the first one it breaks.
 
-    Its disruptions are ``NAMES``, ``PODSPEC`` and ``LIFECYCLE``, no more and no fewer; each
-    has a main branch; each branch's version ranges are contiguous; each known bug names one
-    of them. A podspec disruption's entries are about podspec charms (``charm: podspec``) and
-    end where podspec charms are gone (``Catalogue.gone``); no other entry is about them.
+    Its disruptions are ``NAMES``, ``PREDICT_ONLY`` (catalogued, not yet runnable),
+    ``PODSPEC`` and ``LIFECYCLE``, no more and no fewer; each has a main branch; each
+    branch's version ranges are contiguous; each known bug names one of them. A podspec
+    disruption's entries are about podspec charms (``charm: podspec``) and end where
+    podspec charms are gone (``Catalogue.gone``); no other entry is about them.
     """
-    names = set(NAMES) | set(LIFECYCLE) | set(PODSPEC)
+    every = (*NAMES, *PREDICT_ONLY, *PODSPEC, *LIFECYCLE)
+    names = set(every)
     for entry in catalogue.entries:
         if entry.disruption not in names:
             raise CatalogueError(
                 f"catalogue {where}: unknown disruption {entry.disruption!r}",
-                f"use one of: {', '.join((*NAMES, *PODSPEC, *LIFECYCLE))}",
+                f"use one of: {', '.join(every)}",
             )
         if (entry.charm == "podspec") != (entry.disruption in PODSPEC):
             raise CatalogueError(
@@ -61,7 +63,7 @@ def validate(catalogue: Catalogue, where: str) -> None:
                 f"podspec charms' disruptions ({', '.join(PODSPEC)}) go in the podspec "
                 "section, and only they",
             )
-    for required in (*NAMES, *PODSPEC, *LIFECYCLE):
+    for required in every:
         if required not in catalogue.disruptions():
             raise CatalogueError(f"catalogue {where}: no entry for {required}")
     for disruption in catalogue.disruptions():

@@ -26,6 +26,7 @@ class Parser(argparse.ArgumentParser):
 
 if TYPE_CHECKING:  # what each command module's add_parsers is given
     from harness.catalogue.judged import JudgedJuju
+    from harness.run.options import RunOptions
 
     Subparsers = argparse._SubParsersAction[Parser]
 
@@ -40,9 +41,6 @@ def parse_juju(text: str) -> JujuVersion:
         ) from None
 
 
-_JUJU_OPTION = re.compile(r"v?\d+\.\d+(?:[.-][a-z]*\d+)?(?:\.\d+)?")
-
-
 def parse_juju_option(text: str | None) -> JujuVersion | None:
     """``--juju`` as given: a whole version (3.6, 2.9.43, 3.0-beta4, 3.6.1.1), never a prefix.
 
@@ -53,11 +51,12 @@ def parse_juju_option(text: str | None) -> JujuVersion | None:
 
 
 def parse_juju_strict(text: str) -> JujuVersion:
-    if not _JUJU_OPTION.fullmatch(text.strip()):
+    try:
+        return JujuVersion.parse_number(text)
+    except ValueError:
         raise HarnessError(
             f"not a Juju version: {text!r}", "use a version such as 3.6, 2.9.43 or 3.0-beta4"
-        )
-    return parse_juju(text)
+        ) from None
 
 
 def judge_juju(text: str) -> JudgedJuju:
@@ -82,4 +81,23 @@ def check_model(name: str | None) -> None:
         raise HarnessError(
             f"not a Juju model name: {name!r}",
             "use lowercase letters, digits and hyphens, e.g. --model repro-lab",
+        )
+
+
+def require_consent(name: str, disruption: str, backend: str, options: RunOptions) -> None:
+    """A live disruption that stops MicroK8s runs only with --allow-node-restart, as pytest
+    runs its node-restart tests; a dry run and the twin touch nothing real."""
+    from harness.disrupt import get
+    from harness.disrupt.node_restart import CONSENT_FLAG, WHY_CONSENT
+
+    if backend != "live" or options.dry_run or options.allow_node_restart:
+        return
+    try:
+        takes_node_down = get(disruption).takes_node_down
+    except HarnessError:
+        return  # not a disruption: refused where the name is checked
+    if takes_node_down:
+        raise HarnessError(
+            f"{name} {WHY_CONSENT}",
+            f"pass {CONSENT_FLAG} to run it, or --dry-run to see the plan",
         )

@@ -1,5 +1,5 @@
 """``repro list`` and ``repro predict``: what the harness can run, and what the catalogue
-expects of a disruption on a Juju version."""
+expects of a disruption on a Juju version (also of those it cannot run yet: ``PREDICT_ONLY``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from harness.catalogue.names import NAMES
+from harness.catalogue.names import NAMES, PREDICT_ONLY
 from harness.cli.arguments import judge_juju
 from harness.common.errors import HarnessError, UnknownName, choose_one_of
 
@@ -28,8 +28,13 @@ def add_parsers(sub: Subparsers) -> None:
     p.add_argument("--juju", required=True, metavar="VERSION", help="e.g. 3.6 or 2.9.43")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--variant", metavar="BRANCH", help="one branch, e.g. interrupted-stop")
-    p.add_argument("--container", help="container-restart: charm or a workload container")
-    p.add_argument("--signal", help="container-restart: TERM (default), KILL or OOM")
+    p.add_argument(
+        "--container", help="container-restart, container-kill: charm or a workload container"
+    )
+    p.add_argument(
+        "--signal",
+        help="container-restart: TERM (default), KILL or OOM; container-kill: KILL or OOM",
+    )
     p.set_defaults(func=cmd_predict)
 
 
@@ -37,12 +42,11 @@ def add_parsers(sub: Subparsers) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from harness.catalogue.names import NAMES
     from harness.scenario.podspec import PODSPEC_SCENARIOS
     from harness.scenario.scenarios import SCENARIOS
 
     named = (*(s.name for s in SCENARIOS), *(p.name for p in PODSPEC_SCENARIOS))
-    width = max(len(n) for n in (*NAMES, *named))
+    width = max(len(n) for n in (*NAMES, *PREDICT_ONLY, *named))
     print("disruptions (repro run NAME: the default stack; add --bundle FILE --app APP):")
     for name in NAMES:
         print(f"  {name:<{width}}  {_summary(name)}".rstrip())
@@ -58,7 +62,18 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("podspec scenarios (their own stack: the podspec probe and the probe; Juju 2.9, 3.6):")
     for p in PODSPEC_SCENARIOS:
         print(f"  {p.name:<{width}}  [{p.disruption}] {p.summary} ({p.bug})")
+    # Apart, and last: `repro run` refuses them; only `repro predict` answers.
+    print("catalogued only, not yet runnable (repro predict NAME --juju VERSION):")
+    for name in PREDICT_ONLY:
+        print(f"  {name:<{width}}  {_catalogued_summary(name)}".rstrip())
     return 0
+
+
+def _catalogued_summary(name: str) -> str:
+    from harness.catalogue import load
+
+    main = [e for e in load().entries if e.disruption == name and e.variant is None]
+    return main[-1].summary if main else ""
 
 
 def _summary(name: str) -> str:
@@ -85,7 +100,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         # What `repro list` shows; the catalogue's lifecycle entries are answered, not offered.
         raise UnknownName(
             f"unknown disruption {args.disruption!r}",
-            choose_one_of(args.disruption, NAMES) + "; `repro list` names them",
+            choose_one_of(args.disruption, (*NAMES, *PREDICT_ONLY)) + "; `repro list` names them",
         )
     if args.container or args.signal or args.variant:
         branches: tuple[Any, ...] = (

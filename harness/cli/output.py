@@ -13,6 +13,7 @@ import io
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import IO
 
 from harness.common.charm_errors import CharmError
@@ -79,3 +80,11 @@ def say_charm_errors(errors: Sequence[CharmError]) -> None:
         for frame in error.traceback:
             print(f"repro:     {frame}", file=sys.stderr)
     sys.stderr.flush()
+
+
+def print_folder(folder: Path) -> None:
+    """The evidence folder, the last line; on stderr too if stdout could not take it."""
+    print(folder, flush=True)
+    lost = sys.stdout.lost if isinstance(sys.stdout, CourteousStdout) else None
+    if lost is not None:
+        print(f"repro: {lost}; the evidence is in {folder}", file=sys.stderr, flush=True)

@@ -45,6 +45,24 @@ def print_plan(
         print(line)
     if backend == "live" and juju is not None:
         print(_expected_hooks_line(disruption, juju, containers))
+    if backend == "live":
+        consent = _consent_line(disruption, options.allow_node_restart)
+        if consent:
+            print(consent)
+
+
+def _consent_line(disruption: str, allowed: bool) -> str | None:
+    """A live dry run of a disruption that stops MicroK8s says the real run asks first."""
+    from harness.disrupt import get
+    from harness.disrupt.node_restart import CONSENT_FLAG, WHY_CONSENT
+
+    try:
+        if not get(disruption).takes_node_down:
+            return None
+    except HarnessError:
+        return None
+    given = "given" if allowed else "not given: the real run refuses without it"
+    return f"# {disruption} {WHY_CONSENT}: the real run needs {CONSENT_FLAG} ({given})"
 
 
 def _live_client_plan(requested_driver: str) -> _ClientPlan:

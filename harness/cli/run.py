@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.cli.arguments import check_model, judge_juju, parse_juju_option
-from harness.cli.output import CourteousStdout, courteous_stdout, say_charm_errors
+from harness.cli.arguments import check_model, judge_juju, parse_juju_option, require_consent
+from harness.cli.output import courteous_stdout, print_folder, say_charm_errors
 from harness.cli.plan import print_plan
 from harness.cli.probe_charm import probe_charm_for
 from harness.common.errors import EnvironmentUnavailable, HarnessError, unknown
@@ -121,6 +121,11 @@ def add_parsers(sub: Subparsers) -> None:
         help="live: a model the harness creates keeps the controller's model-defaults "
         "(e.g. automatically-retry-hooks=false from a CI bootstrap) instead of Juju's defaults",
     )
+    p.add_argument(
+        "--allow-node-restart",
+        action="store_true",
+        help="live: let node-restart stop and start MicroK8s (and with it the controller)",
+    )
     p.set_defaults(func=cmd_run)
 
 
@@ -162,6 +167,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         if given:
             raise HarnessError(f"{flag} needs --bundle", "pass the bundle the app is in")
     chosen = find_scenario(options.scenario)
+    require_consent(chosen.name, chosen.disruption, options.backend, options)
     check_model(options.model)
     juju, notes = _juju_option(options)
     if not options.dry_run:
@@ -169,6 +175,7 @@ def _run_on_default_stack(options: RunOptions) -> int:
         check_evidence_root(options.evidence_dir)
     backend, announcement = _choose_backend(options.backend, options.dry_run)
     print(announcement, flush=True)
+    require_consent(chosen.name, chosen.disruption, backend, options)
     stack = replace(default_stack(probe_charm_for(options, backend)), redact=options.redact)
     chosen = _targets_for(chosen, options.app, stack.app_names)
     if options.unit is not None:
@@ -242,6 +249,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     )
     from harness.scenario.bundle.load import load_bundle
 
+    require_consent(options.scenario, options.scenario, options.backend, options)
     juju, notes = _juju_option(options)
     check_model(options.model)
     # A bad file is refused before the backend is even chosen (any app's charm source may
@@ -249,6 +257,7 @@ def _run_bundle(options: RunOptions, bundle: str) -> int:
     load_bundle(bundle, parse_charm_sources(options.charm_source), options.overlay)
     backend, announcement = _choose_backend(options.backend, options.dry_run)
     print(announcement, flush=True)
+    require_consent(options.scenario, options.scenario, backend, options)
     probe = None if options.no_probe else probe_charm_for(options, backend)
     run = prepare_run(options, backend, probe)
     if options.unit is not None:
@@ -450,29 +459,20 @@ def _execute(
         except BaseException as exc:
             stop = interruption.stop_for(exc)
             with interruption.writing():
-                if not (folder / "bundle.json").exists():
-                    write_unfinished_bundle(
-                        folder, scenario, backend, stack, stop or exc, options=options, juju=juju
-                    )
-                if (folder / "bundle.json").exists():
-                    _print_folder(folder)
+                written = write_unfinished_bundle(
+                    folder, scenario, backend, stack, stop or exc, options=options, juju=juju
+                )
+                if written is not None:
+                    print_folder(written)
             if stop is not None and stop is not exc:
                 raise stop from exc
             _raise_without_secrets(exc, stack)
             raise
         say_charm_errors(result.evidence.charm_errors)
-        _print_folder(result.folder)
+        print_folder(result.folder)
     if interruption.requested:
         raise KeyboardInterrupt(f"interrupted by {interruption.signal_name} after the run ended")
     return int(result.exit_code)
-
-
-def _print_folder(folder: Path) -> None:
-    """The evidence folder, the last line; on stderr too if stdout could not take it."""
-    print(folder, flush=True)
-    lost = sys.stdout.lost if isinstance(sys.stdout, CourteousStdout) else None
-    if lost is not None:
-        print(f"repro: {lost}; the evidence is in {folder}", file=sys.stderr, flush=True)
 
 
 def _raise_without_secrets(exc: BaseException, stack: Stack) -> None:

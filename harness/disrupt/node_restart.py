@@ -25,6 +25,9 @@ from harness.live.signals import (
 from harness.scenario.scenarios import Target
 
 READY_TIMEOUT = 900.0
+# What a person is asked to agree to before a live node restart (pytest's and repro's).
+CONSENT_FLAG = "--allow-node-restart"
+WHY_CONSENT = "stops MicroK8s, which takes every pod and the Juju controller down"
 
 
 class NodeRestart(Disruption):

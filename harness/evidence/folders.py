@@ -26,23 +26,23 @@ def check_evidence_root(root: Path | str) -> Path:
     """``root`` as a folder this process can create folders in; HarnessError otherwise.
 
     Called before anything else happens, so that a bad ``--evidence-dir`` costs nothing.
+    It creates nothing: a run refused after the check (no controller answers) leaves no
+    folder behind. Where ``root`` does not exist yet, the check is made in the nearest
+    folder above it that does, which is where ``claim_folder`` will create it.
     """
     fix = "pass --evidence-dir a folder you can write to"
     if not str(root).strip():  # `--evidence-dir "$UNSET"`: not the current folder
         raise HarnessError("--evidence-dir is empty", fix)
     path = Path(root)
-    for parent in (path, *path.parents):
-        if parent.exists():
-            if not parent.is_dir():
-                what = "is a file" if parent == path else f"is under {parent}, a file"
-                raise HarnessError(f"--evidence-dir {root} {what}", fix)
-            if not os.access(parent, os.W_OK | os.X_OK):
-                raise HarnessError(f"--evidence-dir {root}: {parent} is not writable", fix)
-            break
+    existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+    if not existing.is_dir():
+        what = "is a file" if existing == path else f"is under {existing}, a file"
+        raise HarnessError(f"--evidence-dir {root} {what}", fix)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise HarnessError(f"--evidence-dir {root}: {existing} is not writable", fix)
     try:
-        path.mkdir(parents=True, exist_ok=True)
         # os.access says yes to root on read-only mounts; a real folder says the truth.
-        Path(tempfile.mkdtemp(prefix=".repro-check-", dir=path)).rmdir()
+        Path(tempfile.mkdtemp(prefix=".repro-check-", dir=existing)).rmdir()
     except OSError as exc:
         problem = f"--evidence-dir {root} cannot be written: {exc.strerror}"
         raise HarnessError(problem, fix) from None

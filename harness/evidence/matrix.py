@@ -249,12 +249,12 @@ def _by_series(rows: Sequence[MatrixRow]) -> list[str]:
     return lines
 
 
-def _version_key(text: str) -> tuple[int, int, int, str]:
+def _version_key(text: str) -> tuple[bool, JujuVersion, str]:
+    """Juju's own order (a pre-release before its release); what is no version goes last."""
     try:
-        v = JujuVersion.parse(text)
+        return (False, JujuVersion.parse(text), text)
     except ValueError:
-        return (10**6, 0, 0, text)
-    return (v.major, v.minor, v.patch, text)
+        return (True, JujuVersion(0, 0), text)
 
 
 def _cell(text: object) -> str:

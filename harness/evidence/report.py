@@ -188,26 +188,40 @@ def _attention(e: Evidence) -> list[Block]:
 
 
 def _undetermined(e: Evidence) -> list[Block]:
-    """Files whose survival the run could not tell: neither kept nor a deviation."""
+    """What the run could not tell, neither a match nor a deviation, each with its reason
+    and said once (two catalogue sources can judge the same databag alike)."""
     unknown = [f for f in e.findings if f.verdict == "undetermined"]
-    if not unknown:
-        return []
-    items = tuple(
-        (f"{f.check} ", Code(f.subject), f": expected {f.expected}; observed {f.observed}")
-        for f in unknown
-    )
-    return [
-        Heading("Survival undetermined"),
-        Bullets(items),
-        para(
-            "Judged on existence, content, size, mtime, ctime and inode, with times compared "
-            "against the container's own clock. A file the charm writes again after the "
-            "disruption cannot show whether its layer kept it. To test the layer, let the "
-            "harness write a file it owns: ",
-            Code("--mark APP:CONTAINER:PATH"),
-            ".",
-        ),
-    ]
+    files = [f for f in unknown if f.check == "file"]
+    others = [f for f in unknown if f.check != "file"]
+    blocks: list[Block] = []
+    if others:
+        blocks += [Heading("Undetermined"), Bullets(_reasoned(others))]
+    if files:
+        blocks += [
+            Heading("Survival undetermined"),
+            Bullets(_reasoned(files)),
+            para(
+                "Judged on existence, content, size, mtime, ctime and inode, with times "
+                "compared against the container's own clock. A file the charm writes again "
+                "after the disruption cannot show whether its layer kept it. To test the "
+                "layer, let the harness write a file it owns: ",
+                Code("--mark APP:CONTAINER:PATH"),
+                ".",
+            ),
+        ]
+    return blocks
+
+
+def _reasoned(findings: Sequence[Finding]) -> tuple[tuple[Inline, ...], ...]:
+    items: dict[tuple[Inline, ...], None] = {}
+    for f in findings:
+        item: tuple[Inline, ...] = (
+            f"{f.check} ",
+            Code(f.subject),
+            f": expected {f.expected}; observed {f.observed}",
+        )
+        items[item + ((f". Why: {_shorten(f.detail)}",) if f.detail else ())] = None
+    return tuple(items)
 
 
 def _shorten(text: str, limit: int = DETAIL_CHARS) -> str:

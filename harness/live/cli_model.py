@@ -27,7 +27,10 @@ from harness.live.model_config import (
     CONFIG_EXISTING,
     HOOK_SETTINGS,
     JUJU_DEFAULTS,
+    bounded_logging,
+    chatty_modules,
     config_origin,
+    keeps_hook_lines,
     with_hook_lines,
 )
 from harness.live.process import ProcessTimeout
@@ -64,6 +67,8 @@ class CLIModel:
         self._write_logging = write_logging
         # A model the harness made for itself: its hook settings are set to Juju's defaults.
         self.own_model = False
+        # The harness created this model: only then is its logging-config ever changed.
+        self.created = False
         self.user_set: frozenset[str] = frozenset()
         self.config_from = CONFIG_EXISTING  # recorded in the evidence (see config_origin)
         self._logging_change: tuple[str, str] | None = None  # (original, ours)
@@ -242,6 +247,7 @@ class CLIModel:
         ``--model-config``); those are what the user asked for, and are kept.
         """
         self.own_model = created and juju_defaults
+        self.created = created
         self.user_set = user_set
         self.config_from = config_origin(created, juju_defaults, user_set)
 
@@ -279,24 +285,55 @@ class CLIModel:
             retry_on=(ProcessTimeout, OSError),
         )
 
-    # The model's logging-config: keep hook lines, restore only what we changed.
+    # The model's logging-config: set only on a model the harness created, and restored.
 
     async def keep_hook_logging(self) -> str | None:
-        """Raise the uniter's modules to INFO if the model would drop hook lines.
+        """Make sure the model keeps the uniter's hook lines, and on a model the harness
+        created, bound what settling costs the controller (``bounded_logging``).
 
-        Returns the new value, or None when the current one keeps them already (then
-        nothing is changed, and nothing will be restored).
+        Returns the value set, or None when nothing was changed (then nothing is restored).
+        A model the harness did not create is never changed: one whose logging-config drops
+        hook lines is refused (HarnessError), since no hook could be seen to run there.
         """
         current = await self._read_logging()
-        wanted = with_hook_lines(current)
+        if not self.created:
+            self._leave_logging(current)
+            return None
+        if "logging-config" in self.user_set:  # the user's --model-config asked for it
+            wanted = with_hook_lines(current)
+        else:
+            wanted = bounded_logging(current)
         self._ops_kept = keeps_ops_lines(wanted or current)
         if wanted is None:
             log.info("logging-config %r keeps hook lines; left as it is", current)
             return None
         await self._write_logging(wanted)
         self._logging_change = (current, wanted)
-        log.info("logging-config %r -> %r so hook lines are kept", current, wanted)
+        log.info("logging-config %r -> %r (hook lines kept, no chatter)", current, wanted)
         return wanted
+
+    def _leave_logging(self, current: str) -> None:
+        """A model the harness did not create: read, judged, never written."""
+        name = self.model_name
+        if not keeps_hook_lines(current):
+            raise HarnessError(
+                f"model {name}'s logging-config {current or '(empty)'!r} drops the uniter's "
+                "hook lines, so no hook could be seen to run; the harness does not change a "
+                "model it did not create",
+                f"keep them: juju model-config -m {name} "
+                f"logging-config='{with_hook_lines(current)}'",
+            )
+        self._ops_kept = keeps_ops_lines(current)
+        chatty = chatty_modules(current)
+        if chatty:
+            log.warning(
+                "model %s keeps %s below INFO (logging-config %r): each look at its "
+                "debug-log makes the controller walk those lines, up to its whole stored "
+                "log; left as it is (not created by the harness)",
+                name,
+                ", ".join(chatty),
+                current,
+            )
 
     async def restore_logging(self) -> None:
         """Put back the logging-config we replaced, unless someone changed it since."""

@@ -12,7 +12,6 @@ import contextlib
 import logging
 import shlex
 import shutil
-import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.common.observations import ABSENT, DIRECTORY, UNLISTED, FileState, PodIdentity
 from harness.lab.ports import ExecResult
 from harness.live.parse import pod_identity, unit_for_pod
+from harness.live.process import ProcessTimeout, run_sync
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -37,6 +37,7 @@ ERROR_CHANNEL = 3  # kubernetes.stream.ws_client.ERROR_CHANNEL: the exec's Statu
 # Every API call is bounded: an API server that is still starting can accept a connection
 # and never answer, and a call in a thread cannot be cancelled from the event loop.
 REQUEST_TIMEOUT = 60.0
+MICROK8S_CONFIG_TIMEOUT = 60.0  # seconds for `microk8s config` (through sudo, then not)
 # An exec's websocket is opened with no timeout at all (kubernetes 30.1.0: ws_client's
 # create_websocket passes none to WebSocket.connect), so an API server that takes the
 # connection and never answers the upgrade would hold its thread for ever. The exec runs
@@ -256,15 +257,16 @@ def load_kube_apis() -> KubeApis:
     from kubernetes import client, config
 
     api_client = None
-    # Through sudo first: a runner's user is rarely in the microk8s group.
+    # Through sudo first: a runner's user is rarely in the microk8s group. run_sync ends a
+    # hung one whole: SIGTERM, which sudo relays to the root `microk8s config`, then SIGKILL.
     for argv in (["sudo", "-n", "microk8s", "config"], ["microk8s", "config"]):
         if api_client is not None or not shutil.which("microk8s"):
             break
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+            done = run_sync(argv, timeout=MICROK8S_CONFIG_TIMEOUT)
             if done.returncode == 0 and done.stdout.strip():
                 api_client = config.new_client_from_config_dict(yaml.safe_load(done.stdout))
-        except (OSError, subprocess.TimeoutExpired, yaml.YAMLError) as error:
+        except (OSError, ProcessTimeout, yaml.YAMLError) as error:
             log.info("`%s` unavailable (%s)", " ".join(argv), error)
     if api_client is None:
         try:

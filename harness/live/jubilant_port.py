@@ -27,7 +27,6 @@ import itertools
 import logging
 import os
 import re
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -40,7 +39,7 @@ from harness.lab.ports import ActionResult, AppSpec, Clock
 from harness.live.charm_refusal import deploy_refusal, refresh_refusal
 from harness.live.cli_model import CLIModel
 from harness.live.juju_cli import DEFAULT_TIMEOUT, JujuCLI, JujuCLIError, SubprocessJuju
-from harness.live.local_charm import absolute_path, is_local_charm
+from harness.live.local_charm import absolute_path, is_local_charm, is_snap
 from harness.live.process import (
     KILL_WAIT,
     ProcessTimeout,
@@ -96,12 +95,6 @@ def _as_arguments(values: Sequence[object]) -> list[str]:
         elif isinstance(value, str):
             words.append(value)
     return words
-
-
-def _is_snap(binary: str) -> bool:
-    """Whether ``binary`` is the juju snap, as jubilant tells (``/snap/`` on its path)."""
-    found = shutil.which(binary) or binary
-    return "/snap/" in found
 
 
 def short_model_name(model: str | None) -> str:
@@ -272,7 +265,7 @@ class JubilantJujuPort:
         """
         if not await asyncio.to_thread(os.path.isdir, charm):
             return
-        if _is_snap(self.juju.cli_binary):
+        if is_snap(self.juju.cli_binary):
             why = "the jubilant driver with a snap juju deploys only a packed charm"
         elif await self.juju_major() >= 4:
             why = "Juju 4 deploys only a packed charm"

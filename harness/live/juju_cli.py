@@ -19,6 +19,7 @@ import yaml
 
 from harness.common.errors import EnvironmentUnavailable, HarnessError
 from harness.common.versions import JujuVersion
+from harness.live.local_charm import for_juju
 from harness.live.process import NOT_FOUND, ProcessRunner, run_process
 
 DEFAULT_TIMEOUT = 600.0
@@ -82,12 +83,12 @@ class SubprocessJuju:
         self, model: str | None, *, binary: str = "juju", run: ProcessRunner = run_process
     ) -> None:
         self.model = model
-        self._binary = binary
+        self.binary = binary
         self._run = run
 
     async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
         env = {"JUJU_MODEL": self.model} if self.model else {}
-        done = await self._run([self._binary, *args], env=env, timeout=timeout)
+        done = await self._run([self.binary, *args], env=env, timeout=timeout)
         return done.returncode, done.stdout, done.stderr
 
 
@@ -104,7 +105,7 @@ class OpsTestJuju:
         self, ops_test: Any, *, binary: str = "juju", run: ProcessRunner = run_process
     ) -> None:
         self._ops_test = ops_test
-        self._binary = binary
+        self.binary = binary
         self._run = run
 
     def env(self) -> dict[str, str]:
@@ -117,7 +118,7 @@ class OpsTestJuju:
         return env
 
     async def __call__(self, args: Sequence[str], timeout: float | None) -> tuple[int, str, str]:
-        done = await self._run([self._binary, *args], env=self.env(), timeout=timeout)
+        done = await self._run([self.binary, *args], env=self.env(), timeout=timeout)
         return done.returncode, done.stdout, done.stderr
 
 
@@ -271,14 +272,18 @@ class JujuCLI:
         channel: str | None = None,
         resources: Mapping[str, str] | None = None,
     ) -> None:
-        args = ["refresh", app]
-        if path is not None:
-            args += ["--path", path]
-        if channel is not None:
-            args += ["--channel", channel]
-        for name, value in (resources or {}).items():
-            args += ["--resource", f"{name}={value}"]
-        await self.run(*args)
+        """``juju refresh``; a local charm (and local resource files) are handed to a snap
+        ``juju`` as a copy it can read (``local_charm.for_juju``), as jubilant does."""
+        binary = str(getattr(self.runner, "binary", "juju"))
+        with for_juju(binary, path, resources) as (readable, given):
+            args = ["refresh", app]
+            if readable is not None:
+                args += ["--path", readable]
+            if channel is not None:
+                args += ["--channel", channel]
+            for name, value in given.items():
+                args += ["--resource", f"{name}={value}"]
+            await self.run(*args)
 
     async def run_action(
         self, unit: str, action: str, params: Mapping[str, object] | None = None

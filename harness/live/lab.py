@@ -321,7 +321,8 @@ def _own(
 
 async def open_lab(lab: Lab) -> None:
     """Before hooks run: a model of the harness's own gets Juju's default hook settings
-    (not a CI bootstrap's model-defaults); every model keeps uniter hook lines."""
+    (not a CI bootstrap's model-defaults) and a logging-config that keeps hook lines and no
+    chatter; a model it did not create is left as it is (refused if it drops hook lines)."""
     if isinstance(lab.juju, LiveJuju):
         if lab.juju.own_model:
             await lab.juju.use_juju_defaults()

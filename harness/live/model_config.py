@@ -12,6 +12,7 @@ from harness.common.logging_config import (
     DEFAULT_ROOT,
     LEVELS,
     effective_level,
+    keeps_ops_lines,
     parse_logging_config,
 )
 
@@ -76,6 +77,57 @@ def with_hook_lines(logging_config: str) -> str | None:
         if not keeps_hook_lines(_serialise(entries)):
             entries[module] = "INFO"
     return _serialise(entries)
+
+
+# What a model's logging-config costs the controller while settling. Each of settle's reads
+# (``juju debug-log --no-tail --lines N`` with a module and a level filter) makes the
+# controller walk the model's stored log from its newest record back until N records pass
+# both filters, and every record below them is walked and dropped: Juju 2.9 and 3.6 query the
+# model's logs collection with the filters on each document and ``Sort("-t", "-_id")
+# .Limit(N)`` over its only usable index, (t, _id) (``processReversed`` and
+# ``paramsToSelector``, state/logs.go@2.9 and @3.6; the indexes are ``logIndexes`` there),
+# and Juju 4.0 scans the model's log file backwards, parsing each line and matching it
+# (``processInitialLines`` and ``includeRecord``, internal/logtailer/tailer.go@main). What
+# is stored bounds the walk: a capped collection of ``model-logs-size`` (20 MiB by default:
+# ``DefaultModelLogsSizeMB``, controller/config.go@2.9 and @3.6), and in 4.0 the current file
+# (``model-logfile-max-size``, 10 MiB: ``DefaultModelLogfileMaxSize``, controller/config.go
+# @main). With ``<root>=DEBUG`` every worker's DEBUG lines are stored between two hook
+# lines, so a read walks far more than it sends, up to that whole bound when fewer than N
+# hook lines are stored. So on a model the harness creates, no module but the charms' own is
+# kept below INFO (``bounded_logging``); a model it did not create is never changed.
+CHATTY = ("TRACE", "DEBUG")
+
+
+def _charms_own(module: str) -> bool:
+    """``unit`` and its children: the charms' juju-log lines (ops' event lines are there)."""
+    return module == "unit" or module.startswith("unit.")
+
+
+def chatty_modules(logging_config: str) -> tuple[str, ...]:
+    """The modules (``<root>`` among them) kept below INFO, other than the charms' own."""
+    return tuple(
+        module
+        for module, level in parse_logging_config(logging_config).items()
+        if level in CHATTY and not _charms_own(module)
+    )
+
+
+def bounded_logging(logging_config: str) -> str | None:
+    """The logging-config the harness gives a model it created, or None to leave it.
+
+    Every module kept below INFO is raised to INFO, except the charms' own (``unit``):
+    where ``logging_config`` kept ops' DEBUG event lines (``<root>=DEBUG`` does), they stay
+    kept (``unit=DEBUG``). The uniter's hook lines are kept (``with_hook_lines``).
+    """
+    entries = parse_logging_config(logging_config)
+    kept_ops = keeps_ops_lines(logging_config)
+    for module in chatty_modules(logging_config):
+        entries[module] = "INFO"
+    if kept_ops and not keeps_ops_lines(_serialise(entries)):
+        entries["unit"] = "DEBUG"
+    bounded = _serialise(entries)
+    wanted = with_hook_lines(bounded) or bounded
+    return None if wanted == logging_config else wanted
 
 
 def _serialise(entries: Mapping[str, str]) -> str:

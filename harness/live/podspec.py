@@ -20,6 +20,7 @@ from typing import Any
 from harness.catalogue import load
 from harness.common.errors import HarnessError
 from harness.common.versions import JujuVersion
+from harness.lab.ports import ActionResult
 from harness.live.actions import parse_action_output
 from harness.live.juju_cli import JujuCLI, action_args, relate_verb
 from harness.live.process import ProcessRunner, run_process
@@ -83,6 +84,8 @@ def live_plan(
         return shlex.join(["juju", *args])
 
     journal = juju_line(action_args(major, f"{app}/0", "journal", JOURNAL_PARAMS))
+    after = {**JOURNAL_PARAMS, "since": "CURSOR"}
+    journal_after = juju_line(action_args(major, f"{app}/0", "journal", after))
     expected = load().expect(scenario.disruption, juju).required_hooks(leader=True)
     return (
         f"# model {model} (Kubernetes namespace {model}); Juju {major}.{juju.minor}: podspec"
@@ -106,7 +109,8 @@ def live_plan(
         juju_line(["status", app, "--format", "json"]),
         shlex.join(pods_argv(model, app)),
         f"#   until every {app} workload pod is new and Running (at most 900 s)",
-        f"# snapshot after: the same, and the journal after the cursor: {journal}",
+        "# snapshot after: the same, and the journal after the cursor (its last seq before"
+        " the disruption), every page of it: " + journal_after,
         f"# judge: unit names kept, every databag kept on both sides, {app}'s hooks (run in"
         " its operator pod) against the catalogue; write podspec-run.json and report.md",
         f"# the catalogue expects on Juju {major}.{juju.minor}: {', '.join(expected)}",
@@ -184,28 +188,59 @@ class LivePodspec:
             )
         return pods_of(done.stdout)
 
-    async def databags(self, units: Sequence[str]) -> dict[str, dict[str, str]]:
-        """Every databag the units see, by owner (a unit's own view wins for its own bags)."""
+    async def databags(
+        self, units: Sequence[str], endpoints: Sequence[str]
+    ) -> dict[str, dict[str, str]]:
+        """Every databag of the relation between ``endpoints`` (``app:endpoint`` each) that
+        the units see, by owner (a unit's own view wins for its own app's bags).
+
+        Only that relation's: show-unit also lists each app's peer relation, whose bags have
+        the same owners (the sidecar probe's peer app bag is empty), so keyed by owner alone
+        they would stand in for the relation's own."""
         found: dict[str, dict[str, str]] = {}
         for unit in units:
             for bag in parse_show_unit(await self.cli.show_unit(unit)):
-                if bag.owner not in found or bag.owner.split("/")[0] == unit.split("/")[0]:
+                if f"{_app(bag.seen_by)}:{bag.endpoint}" not in endpoints:
+                    continue
+                if bag.owner not in found or _app(bag.owner) == _app(unit):
                     found[bag.owner] = dict(bag.data)
         return found
 
-    async def journal(self, unit: str) -> list[dict[str, Any]]:
-        out, _ = await self.cli.run_action(unit, "journal", JOURNAL_PARAMS)
-        result = parse_action_output(out, unit, "journal")
+    async def journal(self, unit: str, since: int = 0) -> list[dict[str, Any]]:
+        """The journal entries after ``since``, every page of them (the action answers at
+        most 64 KiB and says ``more``; each next page starts at its ``cursor``)."""
+        found: list[dict[str, Any]] = []
+        while True:
+            result = await self._action(unit, "journal", {**JOURNAL_PARAMS, "since": since})
+            entries = json.loads(str(result.results.get("entries", "[]")))
+            found.extend(e for e in entries if isinstance(e, dict))
+            cursor = int(str(result.results.get("cursor", since)))
+            if str(result.results.get("more", "")) != "true" or cursor <= since:
+                return found
+            since = cursor
+
+    async def set_databag(self, unit: str, params: Mapping[str, object]) -> None:
+        """The sidecar probe's set-databag: a write that did not happen stops the run (the
+        databags judged would lack what the harness meant to compare)."""
+        await self._action(unit, "set-databag", params)
+
+    async def _action(self, unit: str, action: str, params: Mapping[str, object]) -> ActionResult:
+        out, _ = await self.cli.run_action(unit, action, params)
+        result = parse_action_output(out, unit, action)
         if result.status != "completed":
             raise HarnessError(
-                f"the journal action on {unit} ended {result.status}: {result.message}",
+                f"{action} on {unit} ended {result.status}: {result.message}",
                 "see `juju show-task` for it",
             )
-        entries = json.loads(result.results.get("entries", "[]"))
-        return [e for e in entries if isinstance(e, dict)]
+        return result
 
     async def config(self, app: str, key: str, value: str) -> None:
         await self.cli.run("config", app, f"{key}={value}")
+
+
+def _app(owner: str) -> str:
+    """The app of a unit name, or the app name itself."""
+    return owner.split("/")[0]
 
 
 def unsettled(status_json: str, apps: Sequence[str]) -> str | None:

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 from harness.common.interrupt import Interruption, describe
 from harness.common.observations import Step
 from harness.common.versions import JujuVersion
+from harness.evidence import write
+from harness.evidence.folders import fallback_folder
 from harness.evidence.model import Evidence
-from harness.evidence.write import write_bundle
 from harness.run.deploy import deploy_stack
 from harness.run.options import RunOptions
 from harness.run.reproduce import (
@@ -146,10 +147,15 @@ def write_unfinished_bundle(
     *,
     options: RunOptions | None = None,
     juju: JujuVersion | None = None,
-) -> None:
+) -> Path | None:
     """The bundle of a run that stopped before its scenario began: the deploy's finished
     ``steps`` and one line saying why (an interruption: by which signal, during what).
-    ``options`` and ``juju`` (the twin's version) make its Reproduce command."""
+    ``options`` and ``juju`` (the twin's version) make its Reproduce command. Where it went:
+    ``folder``, or a fallback folder (said) when that refused; None if nowhere. Written once
+    a run: where one is already (the launcher wrote it), that folder is returned."""
+    already = unfinished_bundle(folder)
+    if already is not None:
+        return already
     twin_version = (str(juju) if juju else TWIN_JUJU) if backend == "twin" else None
     interrupted = isinstance(exc, KeyboardInterrupt)
     error = str(exc) if interrupted and str(exc) else one_line(exc)
@@ -176,5 +182,28 @@ def write_unfinished_bundle(
         redact=stack.redact,
         secrets=secret_values(stack),
     )
-    with contextlib.suppress(OSError):
-        write_bundle(evidence, folder)
+    try:
+        written = write.write_bundle(evidence, folder)
+    except OSError as error:
+        # As at the end of a run: the fallback folder, said; no empty folder left behind.
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        try:
+            written = write.write_bundle(evidence, fallback_folder(folder))
+        except OSError:
+            return None
+        print(f"could not write the evidence to {folder} ({error.strerror}); wrote {written}")
+    _unfinished[folder] = written
+    return written
+
+
+# Where each run's unfinished bundle went, by the folder it claimed (the launcher writes it
+# when the deploy fails; the CLI must print that folder, and not write a second bundle).
+_unfinished: dict[Path, Path] = {}
+
+
+def unfinished_bundle(folder: Path) -> Path | None:
+    """The unfinished bundle already written for the run that claimed ``folder``, if any."""
+    if (folder / "bundle.json").exists():
+        return folder
+    return _unfinished.get(folder)

@@ -2,13 +2,16 @@
 
 The CLI turns its ``argparse.Namespace`` into ``RunOptions`` at the edge; the launcher and
 the bundle run take this value, so nothing past the CLI reads argparse's attributes. The
-values are as given (a Juju version or a model name is checked by the CLI, in its order).
+values are as given (a Juju version or a model name is checked by the CLI, in its order),
+but a disruption only catalogued (``repro predict``) is refused here, before anything else.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from harness.scenario.scenarios import refuse_predict_only
 
 if TYPE_CHECKING:
     import argparse
@@ -35,10 +38,12 @@ class RunOptions:
     no_probe: bool
     juju_driver: str
     inherit_model_config: bool
+    allow_node_restart: bool = False  # live: a disruption that stops MicroK8s may run
     redact: tuple[str, ...] = ()  # keys whose values the evidence never shows
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
+        refuse_predict_only(str(args.scenario))  # before a backend, a bundle or a folder
         return cls(
             scenario=str(args.scenario),
             backend=str(args.backend),
@@ -59,5 +64,6 @@ class RunOptions:
             no_probe=bool(args.no_probe),
             juju_driver=str(args.juju_driver),
             inherit_model_config=bool(args.inherit_model_config),
+            allow_node_restart=bool(getattr(args, "allow_node_restart", False)),
             redact=tuple(args.redact or ()),
         )

@@ -83,11 +83,11 @@ def repro_command(
 ) -> str:
     """``repro run`` with every option that shapes the result, naming no path of this machine.
 
-    A user's bundle, its overlays and a ``--charm-source`` folder are named from the bundle's
-    folder (the report says to run it there); other local paths as ``portable_path`` names
-    them. Left out, as they do not change what is observed: where the evidence goes,
-    ``--dry-run``, ``--keep-model`` and ``--model`` (a model on this machine's controller;
-    the report says whose model config shaped the hooks).
+    A user's bundle, its overlays, a ``--charm-source`` folder and a ``--charm-venv`` are
+    named from the bundle's folder (the report says to run it there); other local paths as
+    ``portable_path`` names them. Left out, as they do not change what is observed: where
+    the evidence goes, ``--dry-run``, ``--keep-model`` and ``--model`` (a model on this
+    machine's controller; the report says whose model config shaped the hooks).
     """
     args = ["repro", "run", scenario.name]
     bundle = stack.bundle if stack is not None else None
@@ -105,6 +105,10 @@ def repro_command(
         for text in options.charm_source if options is not None else ():
             app, _, source = text.partition("=")
             args += ["--charm-source", f"{app}={from_folder(Path(source), folder)}"]
+        for text in options.charm_venv if options is not None else ():
+            # The charm's own dependencies shape every hook it runs (README "Any charm").
+            app, _, venv = text.partition("=")
+            args += ["--charm-venv", f"{app}={from_folder(Path(venv), folder)}"]
         if not stack.has_probe:
             args.append("--no-probe")
     elif options is not None and options.app:

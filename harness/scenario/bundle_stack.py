@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.catalogue.names import NAMES
+from harness.catalogue.names import NAMES, not_runnable
 from harness.common.errors import HarnessError, UnknownName, unknown
 from harness.lab.ports import AppSpec
 from harness.scenario.bundle.model import BundleApp, BundleSpec
@@ -229,6 +229,9 @@ def bundle_scenario(
     disruption: str, app: str, meta: CharmMeta | None, *, probe: bool, container: str | None
 ) -> Scenario:
     """The disruption applied to ``app`` (and to the probe observer, when there is one)."""
+    refused = not_runnable(disruption)
+    if refused is not None:
+        raise HarnessError(*refused)
     if disruption not in NAMES:
         raise unknown("disruption", disruption, NAMES)
     if disruption in _PROBE_ONLY:

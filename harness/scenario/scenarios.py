@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from harness.catalogue.names import NAMES
+from harness.catalogue.names import NAMES, not_runnable
 from harness.common.errors import HarnessError, UnknownName, choose_one_of
 from harness.scenario.stack import PROBE, ROUTER
 
@@ -110,8 +110,16 @@ def disruption_scenario(disruption: str) -> Scenario | None:
     return None
 
 
+def refuse_predict_only(name: str) -> None:
+    """A disruption only catalogued (``repro predict``) cannot be run: say so in one line."""
+    refused = not_runnable(name)
+    if refused is not None:
+        raise HarnessError(*refused)
+
+
 def scenario(name: str) -> Scenario:
     """A named scenario, or a disruption's name run on the default stack."""
+    refuse_predict_only(name)
     for candidate in SCENARIOS:
         if candidate.name == name:
             return candidate

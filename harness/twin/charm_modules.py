@@ -24,13 +24,20 @@ import contextlib
 import importlib
 import sys
 from collections.abc import Iterable, Iterator
+from importlib.machinery import PathFinder
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 # What the twin drives the charm with: one copy for both sides, whatever the charm pins.
-SHARED = frozenset(
-    {"ops", "scenario", "yaml", "opentelemetry", "websocket", "harness", "pytest", "pluggy"}
-)
+# Not opentelemetry: ops holds its own references to the copy it imported, and a charm's
+# ops[tracing] brings an opentelemetry-sdk that needs the opentelemetry-api of its own venv
+# (alertmanager-k8s: sdk 1.42 failed on repro's api 1.45 in every hook).
+SHARED = frozenset({"ops", "scenario", "yaml", "websocket", "harness", "pytest", "pluggy"})
+
+
+# Taken before any charm's dependency can take it away (see ``CharmModules.active``).
+_STDLIB_FIND_DISTRIBUTIONS = vars(PathFinder)["find_distributions"]
 
 
 def _top_level_names(folder: Path) -> set[str]:
@@ -53,6 +60,9 @@ class CharmModules:
         own = {n for f in self.folders for n in _top_level_names(f)}
         self.names = frozenset(own - SHARED if site else own)
         self.modules: dict[str, ModuleType] = {}
+        # Finders its modules put on sys.meta_path (the importlib_metadata backport adds
+        # one when imported): theirs, there only while its code runs, like its modules.
+        self.finders: list[Any] = []
 
     def _named(self, name: str) -> bool:
         return name.partition(".")[0] in self.names
@@ -79,10 +89,18 @@ class CharmModules:
                 continue
             aside[name] = sys.modules.pop(name)
         sys.modules.update(self.modules)
+        saved_finders = list(sys.meta_path)
+        sys.meta_path.extend(self.finders)
         importlib.invalidate_caches()
         try:
             yield
         finally:
+            self.finders = [f for f in sys.meta_path if f not in saved_finders]
+            sys.meta_path[:] = saved_finders
+            # The backport also deletes the stdlib's PathFinder.find_distributions
+            # (disable_stdlib_finder): repro's own importlib.metadata needs it back.
+            if "find_distributions" not in vars(PathFinder):
+                PathFinder.find_distributions = _STDLIB_FIND_DISTRIBUTIONS  # type: ignore[method-assign]
             for name in [n for n in sys.modules if self._named(n)]:
                 self.modules[name] = sys.modules[name]
                 if name not in kept:  # the process goes on without this charm's modules

@@ -4,6 +4,7 @@ ops 2.17 to 2.x (ops-scenario 7.0) keep the unit id and app name private (``_uni
 ``_app_name``); later releases make them public (``unit_id``, ``app_name``). The twin
 reads and sets them through here so that both work, and reads the charm's metadata
 (``_charm_spec``, public but deprecated as ``charm_spec`` in ops-scenario 8) here too.
+The Juju version a Context is given goes through ``context_version``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import importlib.metadata
 from typing import Any
 
 from harness.common.errors import HarnessError
+from harness.common.versions import JujuVersion
 
 # ops.testing reads a unified charmcraft.yaml's actions and config from ops 3.7
 # (ops-scenario 8.7); before, a charm given one has no actions (the probe's __init__ fails).
@@ -37,6 +39,20 @@ def check_unified_charmcraft(meta: Any, app: str) -> None:
         f"pip install 'ops[testing]>={floor}' here (run_disruption on a Context of your own "
         "works from ops 2.17)",
     )
+
+
+def context_version(version: JujuVersion | str) -> str:
+    """The Juju version as ``ops.testing.Context(juju_version=...)`` takes it.
+
+    ops-scenario's consistency checker reads it as dotted numbers only (``tuple(map(int,
+    juju_version.split('.')))``, scenario/_consistency_checker.py in 8.x), so a pre-release
+    (``3.2-beta3``) is given as the release it precedes (``3.2.0``): the features a charm
+    is checked against are that release's, and the charm sees ``3.2.0`` as its version.
+    """
+    parsed = JujuVersion.parse(version) if isinstance(version, str) else version
+    if parsed.prerelease:
+        return f"{parsed.major}.{parsed.minor}.0"
+    return str(parsed)
 
 
 def unit_id(ctx: Any) -> int:

@@ -42,7 +42,7 @@ from typing import Any
 
 from ops import testing
 
-from harness.catalogue.names import NAMES
+from harness.catalogue.names import NAMES, not_runnable
 from harness.common.errors import HarnessError, UnknownName
 from harness.scenario.charm_assumes import simulated_refusal
 from harness.twin import compat
@@ -100,6 +100,9 @@ def run_disruption(
     """
     if disruption in REFUSED:
         raise HarnessError(REFUSED[disruption])
+    predict_only = not_runnable(disruption)
+    if predict_only is not None:
+        raise HarnessError(*predict_only)
     if disruption not in NAMES:
         choices = ", ".join(n for n in NAMES if n not in REFUSED)
         raise UnknownName(f"unknown disruption {disruption!r}", f"choose one of: {choices}")

@@ -68,7 +68,7 @@ class DisruptionRun:
     @contextlib.contextmanager
     def juju_version(self) -> Iterator[None]:
         saved = self.ctx.juju_version, compat.unit_id(self.ctx)
-        self.ctx.juju_version = self.version
+        self.ctx.juju_version = compat.context_version(self.version)
         try:
             yield
         finally:

@@ -116,7 +116,7 @@ def real_source(app: str, directory: Path, site: Path | None = None) -> CharmSou
     except ImportError as exc:
         raise HarnessError(
             f"{app}'s charm cannot import {exc.name or exc}"
-            + (f" from its venv {site}" if site else ""),
+            + (f" from its venv {site} ({exc})" if site else ""),
             f"install the charm's dependencies into a virtual environment for this Python "
             f"({sys.executable}) and pass --charm-venv {app}=VENV",
         ) from exc

@@ -113,7 +113,7 @@ class TwinJuju:
             source.charm_type,
             meta=dict(source.meta),
             app_name=spec.app,
-            juju_version=str(twin.version),
+            juju_version=compat.context_version(twin.version),
             app_trusted=spec.trust,
         )
         app = App(

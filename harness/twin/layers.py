@@ -49,6 +49,28 @@ def link(root: Path, container_path: str, target: Path) -> None:
     where.symlink_to(target, target_is_directory=True)
 
 
+# What the kernel lists in every container's /proc/mounts (proc_pid_mounts(5), the fstab
+# format): the root overlay, proc, and each volume at its location. Device names and
+# options are SIMULATED: a charm reads the mount points (wordpress-k8s looks for its
+# uploads storage there before anything else).
+MOUNTS_FILE = "/proc/mounts"
+
+
+def mount_table(root: Path, locations: Iterable[str]) -> None:
+    """Write the container's ``/proc/mounts``: ``/``, ``/proc`` and each volume."""
+    lines = [
+        "overlay / overlay rw,relatime 0 0",
+        "proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0",
+        *(
+            f"/dev/twin-volume{n} {where} ext4 rw,relatime 0 0"
+            for n, where in enumerate(locations)
+        ),
+    ]
+    target = in_layer(root, MOUNTS_FILE)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(f"{line}\n" for line in lines))
+
+
 def mounts(root: Path) -> dict[str, Mount]:
     """ops.testing mounts offering the layer ``root`` as the container's whole filesystem:
     one per top-level entry. A top-level directory the charm creates during a hook is

@@ -80,15 +80,21 @@ class Node:
         root = layers.fresh_dir(pod.directory / "containers" / f"{container}-{restart_count}")
         image = image_for(app.charm.images, container)
         image.lay_down(root)
-        self.stamps.image(root, app.name, container, (*image.directories, *image.files))
+        mounted: list[str] = []
         if container == CHARM_CONTAINER:
             # The charm-data EmptyDir is mounted at /var/lib/juju in the charm container.
             layers.link(root, "/var/lib/juju", pod.charm_data)
+            mounted.append("/var/lib/juju")
         else:
             for storage, location in app.charm.storage_mounts(container):
                 if storage in storage_index:
                     volume = testing.Storage(storage, index=storage_index[storage])
                     layers.link(root, location, volume.get_filesystem(app.ctx))
+                    mounted.append(location)
+        layers.mount_table(root, mounted)
+        self.stamps.image(
+            root, app.name, container, (*image.directories, *image.files, layers.MOUNTS_FILE)
+        )
         ident = hashlib.sha256(f"{pod.uid}/{container}/{restart_count}".encode()).hexdigest()
         return ContainerRun(
             name=container,

@@ -178,6 +178,113 @@ def test_an_unwritable_evidence_dir_fails_before_anything_runs(
         folders.check_evidence_root(tmp_path / "ev")
 
 
+def _juju_whose_api_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real `juju` on PATH that knows its controller but whose API refuses every call."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "juju"
+    script.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "show-controller" ]; then echo \'{"lab": {"details": {}}}\'; exit 0; fi\n'
+        "echo 'ERROR cannot connect to API: dial tcp 10.1.1.1:17070: connect: "
+        "connection refused' >&2\n"
+        "exit 1\n"
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+@pytest.mark.parametrize("depth", ["new", "new/and/deeper"])
+def test_a_juju_whose_api_refuses_at_start_leaves_no_evidence_folder(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, depth: str
+) -> None:
+    """Refused before it starts (README, "What is guaranteed"): nothing is left behind.
+
+    The evidence root was created by its own check, before the controller was asked, and
+    stayed behind empty when the controller refused.
+    """
+    _juju_whose_api_refuses(tmp_path, monkeypatch)
+    charm = tmp_path / "probe.charm"
+    charm.write_bytes(b"")
+    root = tmp_path / "ev"
+
+    code, out, err = repro(
+        capsys,
+        "run",
+        SCENARIO,
+        "--backend",
+        "live",
+        "--probe-charm",
+        str(charm),
+        "--evidence-dir",
+        str(root / depth),
+    )
+
+    assert code == 2
+    assert "cannot connect to API" in err
+    assert err.count("\n") == 1
+    assert not root.exists(), sorted(p.name for p in root.rglob("*"))
+    assert out == ""
+
+
+def test_a_run_that_fails_at_start_and_cannot_write_its_folder_leaves_no_empty_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The claimed folder cannot take the bundle (a full disk, a folder made read-only
+    meanwhile): the bundle goes to the fallback folder and the run says where, as at the
+    end of a run; no empty folder stays behind."""
+    import tempfile
+
+    import harness.evidence.write as write
+
+    monkeypatch.setattr(cli_run, "_controller_reachable", lambda: True)
+
+    async def refused(*args: Any, **kwargs: Any) -> Any:
+        raise HarnessError("ERROR cannot connect to API", "check the controller")
+
+    monkeypatch.setattr(launch, "deploy_and_run", refused)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    real = write.write_bundle
+    root = tmp_path / "ev"
+
+    def full_disk(evidence: Any, folder: Any) -> Path:
+        if Path(folder).parent == root:
+            raise OSError(28, "No space left on device")
+        return real(evidence, folder)
+
+    monkeypatch.setattr(write, "write_bundle", full_disk)
+    charm = tmp_path / "probe.charm"
+    charm.write_bytes(b"")
+
+    code, out, err = repro(
+        capsys,
+        "run",
+        SCENARIO,
+        "--backend",
+        "live",
+        "--probe-charm",
+        str(charm),
+        "--evidence-dir",
+        str(root),
+    )
+
+    assert code == 2
+    assert "cannot connect to API" in err
+    assert not root.exists() or not any(root.iterdir()), list(root.iterdir())
+    written = Path(out.strip().splitlines()[-1])
+    assert written.parent == tmp_path / "tmp" / "repro-evidence"
+    assert read_bundle(written).error.startswith("ERROR cannot connect to API")
+    assert "No space left on device" in out
+
+
+def test_the_evidence_dir_check_creates_nothing(tmp_path: Path) -> None:
+    from harness.evidence.folders import check_evidence_root
+
+    check_evidence_root(tmp_path / "a" / "b")
+    assert list(tmp_path.iterdir()) == []
+
+
 # --- 3. an interrupted run is recorded ------------------------------------------------------
 
 

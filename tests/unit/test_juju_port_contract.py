@@ -28,7 +28,7 @@ from juju.model import Model
 from live_fakes import FakeClock
 from samples import load_sample
 
-from harness.common.errors import UnknownName, WaitTimeout
+from harness.common.errors import HarnessError, UnknownName, WaitTimeout
 from harness.lab.ports import AppSpec
 from harness.live.drivers import choose_driver
 from harness.live.jubilant_port import JubilantJujuPort
@@ -340,7 +340,17 @@ async def test_versions_record_which_driver_ran(driven: Driven) -> None:
 # --- the model's logging-config ----------------------------------------------------------
 
 
+def config_writes(driven: Driven) -> int:
+    """Every write of the model's config either driver made (reads not counted)."""
+    resets = sum(1 for v in driven.cli.verbs() if v[0] == "model-config" and "--reset" in v)
+    if driven.driver == "libjuju":
+        return int(driven.library.set_config.await_count) + resets
+    calls = driven.library.model_config.call_args_list
+    return sum(1 for c in calls if c.args or c.kwargs) + resets
+
+
 async def test_hook_logging_is_raised_then_restored(driven: Driven) -> None:
+    driven.port.adopt(created=True, juju_defaults=True)
     driven.model_config["logging-config"] = "<root>=WARNING"
     wanted = await driven.port.keep_hook_logging()
     assert wanted is not None
@@ -350,9 +360,60 @@ async def test_hook_logging_is_raised_then_restored(driven: Driven) -> None:
 
 
 async def test_an_unset_logging_config_is_reset_not_set_to_empty(driven: Driven) -> None:
+    driven.port.adopt(created=True, juju_defaults=True)
     await driven.port.keep_hook_logging()
     await driven.port.restore_logging()
     assert not driven.model_config.get("logging-config")
+
+
+@pytest.mark.parametrize("inherit", [False, True])
+async def test_a_model_it_created_at_root_debug_keeps_no_chatter_then_gets_it_back(
+    driven: Driven, inherit: bool
+) -> None:
+    """Issue 23, point 10: every DEBUG line the controller stores is walked by each settle
+    look; on a model the harness created only the charms' own DEBUG lines are kept."""
+    driven.port.adopt(created=True, juju_defaults=not inherit)
+    driven.model_config["logging-config"] = "<root>=DEBUG"
+    assert await driven.port.keep_hook_logging() == "<root>=INFO;unit=DEBUG"
+    assert driven.model_config["logging-config"] == "<root>=INFO;unit=DEBUG"
+    await driven.port.restore_logging()
+    assert driven.model_config["logging-config"] == "<root>=DEBUG"
+
+
+async def test_a_logging_config_the_user_asked_for_keeps_its_chatter(driven: Driven) -> None:
+    """pytest-operator's --model-config set logging-config: only hook lines are ensured."""
+    driven.port.adopt(created=True, juju_defaults=True, user_set=frozenset({"logging-config"}))
+    driven.model_config["logging-config"] = "<root>=DEBUG"
+    assert await driven.port.keep_hook_logging() is None
+    assert driven.model_config["logging-config"] == "<root>=DEBUG"
+
+
+async def test_a_model_it_did_not_create_is_never_changed(
+    driven: Driven, caplog: pytest.LogCaptureFixture
+) -> None:
+    driven.port.adopt(created=False, juju_defaults=True)
+    driven.model_config["logging-config"] = "<root>=DEBUG"
+    with caplog.at_level("WARNING"):
+        assert await driven.port.keep_hook_logging() is None
+    await driven.port.restore_logging()
+    assert driven.model_config["logging-config"] == "<root>=DEBUG"
+    assert config_writes(driven) == 0
+    assert "keeps <root> below INFO" in caplog.text  # what it costs, said once
+
+
+async def test_a_model_it_did_not_create_that_drops_hook_lines_is_refused_untouched(
+    driven: Driven,
+) -> None:
+    driven.model_config["logging-config"] = "<root>=WARNING"  # nothing adopted: not ours
+    with pytest.raises(HarnessError) as refused:
+        await driven.port.keep_hook_logging()
+    assert driven.model_config["logging-config"] == "<root>=WARNING"
+    assert config_writes(driven) == 0
+    assert "\n" not in str(refused.value)
+    assert str(refused.value).endswith(
+        "(keep them: juju model-config -m test-model "
+        "logging-config='<root>=WARNING;juju.worker.uniter=INFO')"
+    )
 
 
 # --- after a node restart -------------------------------------------------------------

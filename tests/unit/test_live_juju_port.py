@@ -22,7 +22,7 @@ from live_fakes import FakeClock
 from samples import load_sample
 
 from harness.common.errors import EnvironmentUnavailable, UnknownName, WaitTimeout
-from harness.common.logging_config import effective_level
+from harness.common.logging_config import effective_level, keeps_ops_lines
 from harness.lab.ports import AppSpec
 from harness.live import juju_port
 from harness.live.juju_cli import (
@@ -33,7 +33,12 @@ from harness.live.juju_cli import (
     action_param,
 )
 from harness.live.juju_port import LiveJujuPort
-from harness.live.model_config import keeps_hook_lines, with_hook_lines
+from harness.live.model_config import (
+    bounded_logging,
+    chatty_modules,
+    keeps_hook_lines,
+    with_hook_lines,
+)
 from harness.live.process import Completed
 
 LIBJUJU_MAJOR = int(importlib.metadata.version("juju").split(".")[0])
@@ -491,6 +496,32 @@ def test_keeps_hook_lines(config: str, keeps: bool) -> None:
         assert keeps_hook_lines(fixed)
 
 
+@pytest.mark.parametrize(
+    ("config", "bounded"),
+    [
+        # a CI bootstrap's model-defaults: ops' DEBUG lines stay, no worker's DEBUG does
+        ("<root>=DEBUG", "<root>=INFO;unit=DEBUG"),
+        ("<root>=TRACE;unit=DEBUG", "<root>=INFO;unit=DEBUG"),
+        ("<root>=INFO;juju.worker.dependency=DEBUG", "<root>=INFO;juju.worker.dependency=INFO"),
+        ("<root>=INFO;unit.probe/0=TRACE", None),  # the charms' own lines are not chatter
+        ("<root>=INFO", None),  # Juju's default
+        ("<root>=WARNING", "<root>=WARNING;juju.worker.uniter=INFO"),  # hook lines kept
+        (
+            "<root>=DEBUG;juju.worker.uniter=ERROR",
+            "<root>=INFO;juju.worker.uniter=INFO;unit=DEBUG",
+        ),
+    ],
+)
+def test_a_model_the_harness_creates_gets_hook_lines_and_no_chatter(
+    config: str, bounded: str | None
+) -> None:
+    assert bounded_logging(config) == bounded
+    result = bounded or config
+    assert keeps_hook_lines(result)
+    assert not chatty_modules(result)
+    assert keeps_ops_lines(result) == keeps_ops_lines(config)
+
+
 def logging_model(*values: str) -> Any:
     model = model_mock()
     model.get_config.side_effect = [
@@ -504,6 +535,7 @@ async def test_logging_config_is_raised_only_when_it_would_drop_hook_lines_and_r
     ours = "<root>=WARNING;unit=DEBUG;juju.worker.uniter=INFO"
     model = logging_model(original, ours)
     juju = port(FakeRunner(), model)
+    juju.adopt(created=True, juju_defaults=True)  # only a model it created is changed
     assert await juju.keep_hook_logging() == ours
     model.set_config.assert_awaited_once_with({"logging-config": ours})
     await juju.restore_logging()
@@ -522,6 +554,7 @@ async def test_a_config_that_keeps_hook_lines_is_never_touched() -> None:
 async def test_a_config_changed_by_someone_else_is_not_restored() -> None:
     model = logging_model("<root>=WARNING", "<root>=DEBUG")
     juju = port(FakeRunner(), model)
+    juju.adopt(created=True, juju_defaults=True)
     await juju.keep_hook_logging()
     await juju.restore_logging()
     assert model.set_config.await_count == 1  # only our own change

@@ -207,6 +207,7 @@ async def test_reconnect_reconnects_ops_tests_own_model_in_place() -> None:
 async def test_open_and_close_keep_hook_lines_then_restore() -> None:
     ops_test = ops_test_mock()
     lab = lab_from_ops_test(ops_test, clock=FakeClock(), run=ProcessRecorder())
+    lab.juju.adopt(created=True, juju_defaults=True)  # type: ignore[attr-defined]
     await open_lab(lab)
     await close_lab(lab)
     calls = [c.args[0]["logging-config"] for c in ops_test.model.set_config.await_args_list]
@@ -337,7 +338,7 @@ async def test_only_a_model_it_created_gets_juju_s_default_hook_settings() -> No
         echo=print,
         clock=FakeClock(),
         cli_for=controller.cli_for,
-        model_factory=libjuju_model,
+        model_factory=lambda: libjuju_model("<root>=INFO"),
     ):
         pass
     assert not [c for c in controller.calls("welcome") if c[0] == "model-config" and "=" in c[-1]]
@@ -363,11 +364,24 @@ async def test_keep_leaves_the_new_model_and_says_how_to_remove_it() -> None:
 async def test_an_existing_model_is_used_and_never_destroyed() -> None:
     controller = Controller()
     lines: list[str] = []
-    async with connect_to(controller, "welcome", lines, libjuju_model()) as lab:
+    async with connect_to(controller, "welcome", lines, libjuju_model("<root>=INFO")) as lab:
         assert lab.juju.model_name == "welcome"
     root = controller.calls(None)
     assert not any(c[0] in ("add-model", "destroy-model") for c in root)
     assert lines == ["live model: welcome (existing; namespace welcome)"]
+
+
+async def test_an_existing_model_that_drops_hook_lines_is_refused_and_left_as_it_was() -> None:
+    """Issue 23, point 10: a model the harness did not create is never reconfigured."""
+    controller = Controller()
+    model = libjuju_model("<root>=WARNING")
+    with pytest.raises(HarnessError, match="drops the uniter's hook lines") as refused:
+        async with connect_to(controller, "welcome", [], model):
+            raise AssertionError("a lab on a model where no hook can be seen")
+    assert "juju model-config -m welcome logging-config=" in str(refused.value)
+    model.set_config.assert_not_awaited()
+    assert not [c for c in controller.calls("welcome") if c[0] == "model-config" and "=" in c[-1]]
+    assert "welcome" in controller.models
 
 
 async def test_a_model_that_will_not_go_is_named_with_the_command_to_remove_it() -> None:
@@ -480,7 +494,7 @@ class StrictController(Controller):
 @pytest.mark.parametrize("given", ["admin/welcome", "lab:admin/welcome", "lab:welcome"])
 async def test_a_qualified_name_of_an_existing_model_is_used_never_destroyed(given: str) -> None:
     controller = StrictController()
-    model = libjuju_model()
+    model = libjuju_model("<root>=INFO")
     lines: list[str] = []
     async with connect_to(controller, given, lines, model) as lab:
         assert lab.cluster.namespace == "welcome"
@@ -522,6 +536,7 @@ def ops_test_on_new_model(model_name: str | None, config_file: Path | None) -> A
     (pytest-operator sets it from ``Model.get_config()``, in _add_model and
     _connect_to_model alike), never the user's ``--model-config`` file."""
     ops_test = ops_test_mock()
+    ops_test.model = libjuju_model("<root>=INFO")  # Juju's default: keeps hook lines
     ops_test._init_model_name = model_name
     ops_test._init_model_config = str(config_file) if config_file else None
     ops_test.read_model_config = OpsTest.read_model_config  # the real static method

@@ -96,10 +96,14 @@ async def test_a_jubilant_juju_bound_to_a_model_becomes_a_lab() -> None:
     assert lab.backend == "live"
     assert lab.juju.model_name == "charm-test"
     assert lab.cluster.namespace == "charm-test"
-    await open_lab(lab)
-    assert "juju.worker.uniter" in controller.config["logging-config"]
-    await close_lab(lab)
+    # The fixture's model, not the harness's: its logging-config is read, never changed.
+    with pytest.raises(HarnessError, match="drops the uniter's hook lines"):
+        await open_lab(lab)
     assert controller.config["logging-config"] == "<root>=WARNING"
+    controller.config["logging-config"] = "<root>=DEBUG"
+    await open_lab(lab)
+    await close_lab(lab)
+    assert controller.config["logging-config"] == "<root>=DEBUG"
 
 
 @pytest.mark.parametrize(
@@ -177,7 +181,9 @@ async def test_a_model_it_creates_inherits_model_defaults_only_when_asked(
 
 async def test_an_existing_model_is_recorded_as_such() -> None:
     controller = Controller("4.0")
+    controller.config["logging-config"] = "<root>=INFO"  # Juju's default: keeps hook lines
     async with controller.connect("welcome") as lab:
         versions = await lab.juju.versions()
     assert versions.model_config_from == "existing-model"
+    assert controller.config["logging-config"] == "<root>=INFO"
     assert not [c for c in controller.cli.calls if c[0] == "model-config" and "=" in c[-1]]

@@ -96,6 +96,17 @@ def test_table_orders_rows_by_disruption_then_version_numerically() -> None:
     assert all(len(r) == len(header) for r in body)
 
 
+def test_a_pre_release_row_comes_before_its_release() -> None:
+    """Juju's order: 3.6-beta2 < 3.6-rc1 < 3.6.0 (it was read as 3.6.2, after 3.6.0)."""
+    bundles = [evidence(backend="live", juju=v) for v in ("3.6.0", "3.6-rc1", "3.6-beta2")]
+
+    runs = render_matrix(bundles).split("## By Juju series")[0]
+
+    rows = [line for line in runs.splitlines() if line.startswith("| pod-delete")]
+    shown = [row.split(" | ")[1] for row in rows]
+    assert shown == ["3.6-beta2", "3.6-rc1", "3.6.0"]
+
+
 def test_pipes_in_cells_are_escaped() -> None:
     value = evidence()
     finding = replace(value.findings[0], observed="a|b")

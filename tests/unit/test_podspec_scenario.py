@@ -289,14 +289,14 @@ def _live_stand_in(pod_phases: list[list[tuple[str, str]]]):  # type: ignore[no-
     async def units(app: str) -> tuple[str, ...]:
         return (f"{app}/0",)
 
-    async def databags(units: object) -> dict[str, dict[str, str]]:
+    async def databags(units: object, endpoints: object) -> dict[str, dict[str, str]]:
         return {"probe/0": {"probe-check": "probe/0"}}
 
     journal = [[{"seq": 1, "event": "start"}], [{"seq": 1, "event": "start"}]]
     journal[1].append({"seq": 2, "event": "config-changed"})
     reads = iter(journal)
 
-    async def journal_of(unit: str) -> list[dict[str, object]]:
+    async def journal_of(unit: str, since: int = 0) -> list[dict[str, object]]:
         return next(reads)
 
     live.pods.side_effect = pods

@@ -22,8 +22,6 @@ from typing import Any
 
 import pytest
 
-from harness.cli.main import main
-
 ROOT = Path(__file__).resolve().parents[2]
 HELD = Path(__file__).resolve().parent / "held"
 BUNDLE = ROOT / "tests" / "data" / "bundles" / "postgresql-k8s" / "bundle.yaml"
@@ -278,11 +276,18 @@ def test_ctrl_c_while_the_interpreter_exits_after_the_command_is_quiet(tmp_path:
 
     assert err == ""
     assert code == 0  # the command's own status
-    # All it printed reached the reader: what `repro list` prints when nothing stops it.
-    whole = io.StringIO()
-    with contextlib.redirect_stdout(whole):
+    assert out[0].startswith("disruptions")
+    assert out == _listed()  # all it printed reached the reader
+
+
+def _listed() -> list[str]:
+    """What ``repro list`` prints when nothing interrupts it."""
+    from harness.cli.main import main
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
         assert main(["list"]) == 0
-    assert out == whole.getvalue().splitlines()
+    return printed.getvalue().splitlines()
 
 
 # --- 4. a stdout closed under a run ---------------------------------------------------------

@@ -442,5 +442,7 @@ def iter_pages(site: dict[str, str]) -> Iterator[tuple[str, str]]:
 
 def test_the_site_is_small(site: dict[str, str]) -> None:
     total = sum(len(text.encode()) for text in site.values())
-    assert total < 700 * 1024, f"{total // 1024} KiB"
+    # About 50 KiB a disruption (its page, its pictures, its row and cells on the index):
+    # room for 20 of them. 15 are catalogued (issue 27 added 5 catalogued-only ones).
+    assert total < 20 * 50 * 1024, f"{total // 1024} KiB"
     assert all(len(text.encode()) < 80 * 1024 for _, text in iter_pages(site))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,36 @@ def test_a_bundle_overlay_outside_its_folder_is_named_from_the_bundles_folder(
     words = shlex.split(repro_command(chosen, "twin", "3.6", stack, given))
 
     assert words[words.index("--overlay") + 1] == "./overlays/hola.yaml"
+
+
+def test_the_reproduce_command_carries_the_charms_own_venv(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # wordpress-k8s's trial: its venv was given with --charm-venv, and the report's line
+    # left it out, so the line run as the report says failed to import the charm's deps.
+    project = tmp_path / "my-project"
+    shutil.copytree(Path(__file__).parents[1] / "charms" / "needs-deps", project / "charm")
+    (project / "pyproject.toml").write_text("[project]\nname = 'mine'\n")
+    shutil.copy(project / "charm" / "bundle.yaml", project / "bundle.yaml")
+    python = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = project / "deps-venv" / "lib" / python / "site-packages"
+    site.mkdir(parents=True)
+    (site / "shapes_only_dependency.py").write_text('GREETING = "from its own venv"\n')
+    monkeypatch.chdir(tmp_path)
+
+    code, out, err = repro(
+        capsys, "run", "pod-delete", "--bundle", str(project / "bundle.yaml"),
+        "--app", "needs-deps", "--charm-source", f"needs-deps={project / 'charm'}",
+        "--charm-venv", f"needs-deps={project / 'deps-venv'}", "--no-probe",
+        "--backend", "twin", "--evidence-dir", str(tmp_path / "first"),
+    )  # fmt: skip
+    assert code == 0, err
+    first = Path(out.splitlines()[-1])
+    words = shlex.split(reproduce_line(first))
+    at = words.index("--charm-venv")
+    assert words[at : at + 2] == ["--charm-venv", "needs-deps=./deps-venv"]
+
+    monkeypatch.chdir(project)
+    code, out, err = repro(capsys, *words[1:], "--evidence-dir", str(tmp_path / "again"))
+    assert code == 0, err
+    assert outcome(read_bundle(Path(out.splitlines()[-1]))) == outcome(read_bundle(first))

@@ -148,3 +148,40 @@ def test_a_hook_failing_on_the_kubernetes_api_the_twin_lacks_is_undetermined(
     assert error["hook"] == "start"
     assert "Kubernetes API" in error["undetermined"]
     assert not {f["verdict"] for f in raw["findings"]} & {"deviation", "charm-error"}
+
+
+def test_the_report_says_why_each_finding_is_undetermined_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The databags of stand-ins without metadata are undetermined; bundle.json says why,
+    # and so must report.md and report.txt, where a person reads them (wordpress-k8s's
+    # trial: the lines said "expected kept; observed kept" and nothing else, some twice).
+    code, out, err, raw = repro(capsys, tmp_path, "bundle.yaml", "--no-probe")
+    assert code == 0, err
+    unknown = [f for f in raw["findings"] if f["verdict"] == "undetermined"]
+    assert unknown
+    assert all(f["check"] == "relation" for f in unknown)
+    folder = Path(out.splitlines()[-1])
+    for name in ("report.md", "report.txt"):
+        text = (folder / name).read_text("utf-8")
+        section = text.split("Undetermined", 1)[1].split("Hooks: expected vs observed")[0]
+        bullets = [line for line in section.splitlines() if line.startswith("- ")]
+        assert len(bullets) == len(set(bullets)), name
+        for finding in unknown:
+            (line,) = [b for b in bullets if finding["subject"] in b]
+            app = finding["subject"].split()[1].split("/")[0]
+            assert f"no metadata for {app}" in line, (name, line)
+        # The files paragraph belongs to files; none was watched.
+        assert "--mark APP:CONTAINER:PATH" not in section, name
+
+
+def test_the_workload_container_lists_its_storage_in_proc_mounts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # wordpress-k8s's trial: every hook failed on `stat /proc/mounts: no such file`, judged
+    # undetermined as if it were the image's; the kernel gives every container that file.
+    code, _out, err, raw = repro(capsys, tmp_path, "bundle-mounts.yaml", "--no-probe")
+    assert code == 0, err
+    assert raw["charm_errors"] == []
+    assert failed_hooks(raw) == []
+    assert any(h["hook"] == "app-pebble-ready" for h in raw["hooks"])

@@ -35,6 +35,15 @@ from harness.verdict.hooks import judge_sequence
 
 VERSIONS = ("2.9.0", "2.9.4", "2.9.32", "2.9.37", "2.9.43", "3.1.2", "3.1.3", "3.3", "3.5")
 VERSIONS += ("3.6", "4.0")
+# The ranges issue 23 changed: Pebble as PID 1 from 2.9.35, PR 15224's re-queue from 2.9.42,
+# a series' pre-releases with their series (3.0-beta4 before PR 14635 reached 3.0, 3.3-beta1,
+# 3.5-beta1), and Juju 3.2.0 with the 3.2 pre-releases before PR 15313 (the seed's
+# 3.2-beta3), up to 3.2.1.
+VERSIONS += ("2.9.35", "2.9.42", "3.0-beta4", "3.2-beta3", "3.2.0", "3.2.1", "3.3-beta1")
+VERSIONS += ("3.5-beta1",)
+# Ranges no version above fell in (test_every_range_of_the_catalogue_has_a_listed_version):
+# 3.0-rc2 (PR 14635's first pre-release) to 3.1.2, and 3.4 to 3.5-beta1.
+VERSIONS += ("3.0-rc2", "3.4")
 DISRUPTIONS = (
     "pod-delete",
     "node-restart",
@@ -86,6 +95,17 @@ def lab_cases() -> list[Any]:
 def test_every_listed_version_and_disruption_is_covered() -> None:
     covered = {(p.values[0], p.values[2]) for p in cases()}
     assert covered == {(d, v) for d in DISRUPTIONS for v in VERSIONS}
+
+
+def test_every_range_of_the_catalogue_has_a_listed_version() -> None:
+    """A range the catalogue splits or adds is run here, or this fails (issue 23)."""
+    listed = [JujuVersion.parse(v) for v in VERSIONS]
+    empty = [
+        e.label
+        for e in load().entries
+        if e.disruption in DISRUPTIONS and not any(e.covers(v) for v in listed)
+    ]
+    assert not empty, f"no version in VERSIONS falls in: {empty}"
 
 
 def expectation_for(disruption: str, variant: str | None, version: str) -> Expectation:

@@ -80,6 +80,12 @@ class ShapesCharm(ops.CharmBase):
         db = database.host(self.model.get_relation("db"))
         content = template.format(listen=self.settings["listen"], db=db)
         event.workload.push(self.settings["config_path"], content, make_dirs=True)
+        # As wordpress-k8s checks its uploads storage before anything else: the kernel's
+        # mount table in the workload container, not a file of the image.
+        if self.config.get("check-mounts"):
+            mounts = event.workload.pull("/proc/mounts").read().splitlines()
+            if not any(line.split()[1] == "/srv/data" for line in mounts):
+                raise RuntimeError(f"/srv/data not in /proc/mounts: {mounts}")
         if self.config.get("workload-version-from-exec"):
             version, _ = event.workload.exec(["shapes-app", "--version"]).wait_output()
             self.unit.set_workload_version(version.strip())
