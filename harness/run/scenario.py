@@ -85,6 +85,11 @@ def _affected_units(scenario: Scenario, stack: Stack) -> dict[str, int]:
     return {t.app: counts.get(t.app, 1) for t in scenario.targets}
 
 
+def _say(line: str) -> None:
+    """A progress line, flushed: through a pipe (`| tee`, `| head`) each shows as it ends."""
+    print(line, flush=True)
+
+
 async def run_scenario(
     lab: Lab,
     scenario: Scenario,
@@ -93,7 +98,7 @@ async def run_scenario(
     *,
     juju_version: str | None = None,
     juju_notes: Sequence[str] = (),
-    progress: Progress = print,
+    progress: Progress = _say,
     ran_by: Mapping[str, str] | None = None,
     interruption: Interruption | None = None,
     options: RunOptions | None = None,

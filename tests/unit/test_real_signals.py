@@ -107,6 +107,10 @@ class Child:
 
         _wait(seen, f"printed {prefix!r}", self)
 
+    def stdout_closed(self) -> None:
+        """Wait until the reader has its lines and has closed stdout (``read_lines``)."""
+        _wait(lambda: not self._readers[0].is_alive(), "closed stdout", self)
+
     def held(self, moment: int) -> None:
         _wait((self.holds / f"held-{moment}").exists, f"reached moment {moment}", self)
 
@@ -192,12 +196,17 @@ def test_a_second_ctrl_c_while_the_bundle_is_written_keeps_what_the_run_saw(
     # its place. Here the child is held in that write until the second signal has been sent.
     evidence_dir = tmp_path / "ev"
     argv = [*RUN, "--evidence-dir", str(evidence_dir)]
-    child = Child(tmp_path, argv, holds=("call:harness.evidence.write:write_bundle",))
-    child.printed("waiting until settled")  # the pods were deleted
-    child.send(signal.SIGINT)
-    child.held(0)  # the run stops and writes what it has
+    # Held in the settle after the pods were deleted (wait_settled's third call: deploy
+    # makes two), not merely after its line was printed: on a loaded machine the twin's
+    # settle can end before a signal sent on that line arrives.
+    settle = "call:harness.observe.settle:wait_settled#3"
+    child = Child(tmp_path, argv, holds=(settle, "call:harness.evidence.write:write_bundle"))
+    child.held(0)
     child.send(signal.SIGINT)
     child.go(0)
+    child.held(1)  # the run stops and writes what it has
+    child.send(signal.SIGINT)
+    child.go(1)
     code, _, err = child.finish()
 
     assert code == 130, child.output()
@@ -288,7 +297,14 @@ def test_a_run_piped_into_head_goes_on_and_keeps_its_evidence(tmp_path: Path) ->
     # `repro run lp2021891-pod-delete | head -12`: head reads twelve lines and exits.
     evidence_dir = tmp_path / "ev"
     argv = [*RUN, "--evidence-dir", str(evidence_dir)]
-    child = Child(tmp_path, argv, read_lines=12)
+    # Held as it writes the bundle (its progress lines printed, the folder's line not yet)
+    # until head has its twelve lines and has gone: on a loaded machine the run could
+    # otherwise print every line into the pipe before head closes it.
+    holds = ("call:harness.evidence.write:write_bundle",)
+    child = Child(tmp_path, argv, holds=holds, read_lines=12)
+    child.held(0)
+    child.stdout_closed()
+    child.go(0)
     code, out, err = child.finish()
 
     assert len(out) == 12

@@ -163,13 +163,13 @@ def test_the_matrix_never_shows_a_rehearsal_as_live() -> None:
 
 
 def test_ci_rehearses_the_live_path_after_the_bare_tox_and_not_in_it() -> None:
-    """.ci/run runs `tox -e rehearsal` right after `tox`; a bare tox (a developer's) does not
-    start worlds."""
+    """.ci/run runs `tox -e rehearsal` right after the README's `tox p`; a bare tox (a
+    developer's) does not start worlds."""
     import configparser
 
     root = Path(__file__).resolve().parents[2]
     run = [line.strip() for line in (root / ".ci" / "run").read_text().splitlines()]
-    assert run.index("python3 -m tox -e rehearsal") == run.index("python3 -m tox") + 1
+    assert run.index("python3 -m tox -e rehearsal") == run.index("python3 -m tox p") + 1
     tox = configparser.ConfigParser(interpolation=None)
     tox.read(root / "tox.ini")
     assert "rehearsal" not in {e.strip() for e in tox["tox"]["env_list"].split(",")}

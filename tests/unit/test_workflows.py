@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -31,6 +32,7 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+from packaging.utils import parse_wheel_filename
 
 from harness.scenario.podspec import PODSPEC_SCENARIOS
 from harness.scenario.scenarios import SCENARIOS
@@ -96,7 +98,12 @@ def _dispatch(juju: str, microk8s: str, scenario: str = "lp2021891-pod-delete") 
 # --- the live matrix -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+# The whole matrix runs nightly, on every push to main, and on a dispatch that asks for it;
+# a pull request gets one smoke cell (test_a_pull_request_gets_one_smoke_cell).
+FULL_MATRIX_EVENTS = ["schedule", "push"]
+
+
+@pytest.mark.parametrize("event", FULL_MATRIX_EVENTS)
 def test_the_live_matrix_covers_every_juju_channel(event: str) -> None:
     jobs = plan_matrix.plan(event, {})
     assert {job.juju for job in jobs} >= JUJU_CHANNELS
@@ -105,7 +112,7 @@ def test_the_live_matrix_covers_every_juju_channel(event: str) -> None:
     assert all("/" not in job.id for job in jobs), "artifact names cannot hold '/'"
 
 
-@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+@pytest.mark.parametrize("event", [*FULL_MATRIX_EVENTS, "pull_request"])
 def test_no_live_job_installs_juju_from_a_closed_snap_track(event: str) -> None:
     for job in plan_matrix.plan(event, {}):
         assert job.juju.split("/")[0] not in CLOSED_JUJU_TRACKS, f"{job.juju}: no such track"
@@ -147,11 +154,45 @@ LIVE_MATRIX = {
 }
 
 
-@pytest.mark.parametrize("event", ["pull_request", "schedule"])
+@pytest.mark.parametrize("event", FULL_MATRIX_EVENTS)
 def test_the_live_matrix_runs_microk8s_channels_that_start_pods_on_the_runner(event: str) -> None:
     jobs = plan_matrix.plan(event, {})
     assert {(job.juju, job.microk8s) for job in jobs} == LIVE_MATRIX
     assert len(jobs) == len(LIVE_MATRIX)
+
+
+def test_a_dispatch_can_ask_for_the_whole_matrix() -> None:
+    inputs = {"full-matrix": "true", "juju-channel": "2.9/stable", "scenario": "nosuch"}
+    jobs = plan_matrix.plan("workflow_dispatch", inputs)
+    assert jobs == plan_matrix.plan("schedule", {}), "the other inputs are not read"
+    form = _load(INTEGRATION)["on"]["workflow_dispatch"]["inputs"]["full-matrix"]
+    assert (form["type"], form["default"]) == ("boolean", False)
+
+
+def test_a_pull_request_gets_one_smoke_cell() -> None:
+    # Hours per cell on four runners for every push to a pull request, forks included, was
+    # issue 29's point 18: one (Juju, MicroK8s) pair, one scenario.
+    (job,) = plan_matrix.plan("pull_request", {})
+    assert (job.juju, job.microk8s) in LIVE_MATRIX
+    assert (job.juju, job.driver) == ("3.6/stable", "libjuju"), "the README's main setup"
+    assert plan_matrix.SMOKE_SCENARIO in SCENARIO_NAMES
+    assert job.select == plan_matrix.select_expression(plan_matrix.SMOKE_SCENARIO)
+    assert not any(job.select for job in plan_matrix.plan("schedule", {}))
+
+
+def test_the_plan_job_reads_the_event_it_runs_for(tmp_path: Path) -> None:
+    planned = {}
+    for event in ("pull_request", "push", "schedule"):
+        result, output = _run_plan(tmp_path, GITHUB_EVENT_NAME=event)
+        assert result.returncode == 0, result.stdout
+        planned[event] = json.loads(output.read_text().partition("=")[2])["include"]
+    assert len(planned["pull_request"]) == 1
+    assert planned["push"] == planned["schedule"]
+    assert len(planned["schedule"]) == len(LIVE_MATRIX)
+    result, output = _run_plan(
+        tmp_path, GITHUB_EVENT_NAME="workflow_dispatch", DISPATCH_FULL_MATRIX="true"
+    )
+    assert json.loads(output.read_text().partition("=")[2])["include"] == planned["schedule"]
 
 
 CANNOT_NETWORK = ["1.25-strict/stable", "1.28-strict/stable", "1.31-strict/edge"]
@@ -453,8 +494,14 @@ def test_the_readme_names_every_scenario_the_dispatch_form_offers() -> None:
     assert listed == inputs["scenario"]["options"]
 
 
-def test_integration_runs_on_pull_requests_nightly_and_on_demand() -> None:
-    assert set(_load(INTEGRATION)["on"]) == {"pull_request", "schedule", "workflow_dispatch"}
+def test_integration_runs_on_pull_requests_on_main_nightly_and_on_demand() -> None:
+    on = _load(INTEGRATION)["on"]
+    assert set(on) == {"pull_request", "push", "schedule", "workflow_dispatch"}
+    assert on["push"]["branches"] == ["main"], "the full matrix on main, not on every branch"
+    plan_step = next(
+        s for s in _steps(_load(INTEGRATION)["jobs"]["plan"]) if s.get("id") == "plan"
+    )
+    assert plan_step["env"]["DISPATCH_FULL_MATRIX"] == "${{ inputs.full-matrix }}"
 
 
 # --- ci.yaml -----------------------------------------------------------------------------
@@ -519,6 +566,129 @@ def test_the_lint_env_has_each_tool_exactly_once_on_every_supported_python(pytho
     assert sorted(names) == sorted(set(names)), f"two pins of one tool on {python}: {names}"
     everywhere = {req.name for req in _lint_deps()}
     assert set(names) == everywhere, f"missing on {python}: {everywhere - set(names)}"
+
+
+PYPI_JSON = "https://pypi.org/pypi/{name}/json"
+WHEEL_PYTHON = re.compile(r"^(?:py3|py2\.py3|cp3(?P<minor>\d+))$")
+
+
+def _file_installs_on(file: dict[str, Any], python: str) -> bool:
+    """Whether pip on this Python (x86_64 Linux) could take this release file."""
+    if file.get("yanked"):
+        return False
+    needs = file.get("requires_python") or ""
+    if needs and not SpecifierSet(needs).contains(f"{python}.0"):
+        return False
+    if file["packagetype"] == "sdist":
+        return True
+    if file["packagetype"] != "bdist_wheel":
+        return False
+    _, _, _, tags = parse_wheel_filename(file["filename"])
+    minor = int(python.split(".")[1])
+    for tag in tags:
+        interpreter = WHEEL_PYTHON.match(tag.interpreter)
+        if interpreter is None or not ("linux" in tag.platform or tag.platform == "any"):
+            continue
+        if not ("x86_64" in tag.platform or tag.platform == "any"):
+            continue
+        built_for = interpreter.group("minor")
+        if built_for is None or int(built_for) == minor:
+            return True
+        if tag.abi == "abi3" and int(built_for) <= minor:
+            return True
+    return False
+
+
+def lint_pin_problems(python: str, deps: list[Requirement], releases_of: Any) -> list[str]:
+    """Each pin chosen for this Python whose release has no file pip can install there.
+
+    ``releases_of(name)`` answers PyPI's JSON ``releases`` for a project.
+    """
+    problems = []
+    for req in deps:
+        if req.marker is not None and not req.marker.evaluate({"python_version": python}):
+            continue
+        pins = [s for s in req.specifier if s.operator == "=="]
+        if not pins:
+            continue  # a range: pip picks a release that installs there
+        (spec,) = pins
+        files = releases_of(req.name).get(spec.version)
+        if not files:
+            problems.append(f"{req.name}=={spec.version} is not on PyPI")
+        elif not any(_file_installs_on(f, python) for f in files):
+            needs = sorted({str(f.get("requires_python") or "any") for f in files})
+            problems.append(
+                f"{req.name}=={spec.version} (chosen for Python {python}) cannot install on "
+                f"{python}: its files need Python {', '.join(needs)}"
+            )
+    return problems
+
+
+def _wheel(name: str, version: str, needs: str, tag: str = "py3-none-any") -> dict[str, Any]:
+    filename = f"{name.replace('-', '_')}-{version}-{tag}.whl"
+    return {"filename": filename, "packagetype": "bdist_wheel", "requires_python": needs}
+
+
+# What PyPI says of the lint releases that differ by Python (its JSON API, 2026-12).
+BY_PYTHON = {
+    "zizmor": {
+        "1.32.0": [_wheel("zizmor", "1.32.0", ">=3.11", "py3-none-manylinux_2_17_x86_64")],
+        "1.30.1": [_wheel("zizmor", "1.30.1", ">=3.10", "py3-none-manylinux_2_17_x86_64")],
+    },
+    "check-jsonschema": {
+        "0.39.0": [_wheel("check-jsonschema", "0.39.0", ">=3.11")],
+        "0.38.2": [_wheel("check-jsonschema", "0.38.2", ">=3.10")],
+    },
+}
+
+
+def _stand_in_pypi(name: str) -> dict[str, list[dict[str, Any]]]:
+    """A PyPI where the tools above are as recorded and every other pin is a py3 wheel."""
+    if name in BY_PYTHON:
+        return BY_PYTHON[name]
+    pinned = {s.version for r in _lint_deps() if r.name == name for s in r.specifier}
+    return {version: [_wheel(name, version, ">=3.8")] for version in pinned}
+
+
+@pytest.mark.parametrize("python", _supported_pythons())
+def test_a_lint_pin_that_cannot_install_on_its_python_is_named(python: str) -> None:
+    # The checker, against a stand-in PyPI: tox.ini's pins pass, and a 3.10 pin of a release
+    # that needs 3.11 (zizmor 1.32.0) is named. The real PyPI: the next test, in lint.
+    assert lint_pin_problems(python, _lint_deps(), _stand_in_pypi) == []
+    too_new = [
+        Requirement('zizmor==1.32.0; python_version < "3.11"')
+        if r.name == "zizmor"
+        and r.marker is not None
+        and r.marker.evaluate({"python_version": "3.10"})
+        else r
+        for r in _lint_deps()
+    ]
+    problems = lint_pin_problems(python, too_new, _stand_in_pypi)
+    if python == "3.10":
+        assert problems == [
+            "zizmor==1.32.0 (chosen for Python 3.10) cannot install on 3.10: its files need "
+            "Python >=3.11"
+        ]
+    else:
+        assert problems == []
+
+
+@pytest.mark.skipif(
+    os.environ.get("READ_PYPI") != "1", reason="reads PyPI: `tox -e lint` runs it (READ_PYPI=1)"
+)
+@pytest.mark.parametrize("python", _supported_pythons())
+def test_every_lint_pin_installs_on_the_python_it_is_chosen_for(python: str) -> None:
+    cache: dict[str, Any] = {}
+
+    def releases_of(name: str) -> Any:
+        if name not in cache:
+            url = PYPI_JSON.format(name=name)
+            request = urllib.request.Request(url, headers={"User-Agent": "lint-pins-check"})
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                cache[name] = json.load(answer)["releases"]
+        return cache[name]
+
+    assert lint_pin_problems(python, _lint_deps(), releases_of) == []
 
 
 # --- evidence is uploaded whatever happened ---------------------------------------------
@@ -677,8 +847,21 @@ def test_the_probe_charm_is_packed_once_and_cached_by_what_it_is_made_from() -> 
     assert ".github/scripts/pack-probe.sh" in globs
     assert "env.CHARMCRAFT_CHANNEL" in key
     assert "env.CHARMCRAFT_MAJOR" in key
+    assert cache["with"]["path"] == "build/probe.charm"
+    # A hit is used: the step that packs runs only on a miss of this very cache step.
+    (packs,) = [s for s in _steps(pack) if "pack-probe.sh" in s.get("run", "")]
+    assert "build/probe.charm" in packs["run"]
+    assert cache.get("id"), "the cache step needs an id for the pack step to read its hit"
+    condition = re.sub(r"\s+", " ", str(packs.get("if", ""))).strip()
+    assert condition == f"${{{{ steps.{cache['id']}.outputs.cache-hit != 'true' }}}}", (
+        f"the pack step runs whatever the cache found: if: {condition!r}"
+    )
+    # ... and the upload after it takes the charm from the cache or from the pack alike.
+    upload = next(s for s in _uploads(pack) if s["with"]["name"] == "probe-charm")
+    assert upload["with"]["path"] == cache["with"]["path"]
+    assert "if" not in upload, "the upload must run on a hit too"
+    assert _steps(pack).index(cache) < _steps(pack).index(packs) < _steps(pack).index(upload)
     assert "pack-probe" in jobs["integration"]["needs"]
-    assert any(s["with"]["name"] == "probe-charm" for s in _uploads(pack))
 
 
 def test_lint_validates_charmcraft_yaml_with_the_major_ci_packs_with() -> None:
@@ -686,6 +869,15 @@ def test_lint_validates_charmcraft_yaml_with_the_major_ci_packs_with() -> None:
     pins = (ROOT / "charms" / "probe" / "requirements-lint.txt").read_text(encoding="utf-8")
     (version,) = re.findall(r"^charmcraft==(\d+)\.", pins, flags=re.MULTILINE)
     assert env["CHARMCRAFT_MAJOR"] == version
+    # The channel CI installs from must serve that major: charmcraft's snap tracks are
+    # `latest` and one per major (`3.x`, `4.x`). A `3.x` channel with major 4 would fail every
+    # pack at pack-probe.sh's version check; `latest` is held there to the major.
+    track, _, risk = env["CHARMCRAFT_CHANNEL"].partition("/")
+    assert risk in {"stable", "candidate", "beta", "edge"}, env["CHARMCRAFT_CHANNEL"]
+    major_track = re.fullmatch(r"(\d+)(?:\.x)?", track)
+    assert track == "latest" or (major_track and major_track.group(1) == version), (
+        f"CHARMCRAFT_CHANNEL {env['CHARMCRAFT_CHANNEL']} does not serve charmcraft {version}.x"
+    )
 
 
 def _every_step() -> Iterator[tuple[str, str, dict[str, Any]]]:

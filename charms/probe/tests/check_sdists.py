@@ -3,13 +3,21 @@
 charmcraft's charm plugin installs requirements.txt from sdists (``--no-binary``), in a
 build environment with no compiler and no Rust; only the packages named in
 ``charm-binary-python-packages`` may come as wheels. With ``charm-strict-dependencies`` it
-installs exactly requirements.txt (``--no-deps``) and then runs ``pip check``. This script
+installs exactly requirements.txt (``--no-deps``) and then runs ``pip check``. How far
+``--no-binary`` reaches depends on that list (charmcraft 4's utils/package.py
+get_pip_command): with packages named there it is ``--no-binary=<every other
+requirement>``, and pip takes the build backends (hatchling, uv_build...) as wheels; with the
+list empty it is ``--no-binary=:all:``, which pip applies to each sdist's build environment
+too, so every build requirement, and what it needs, is built from its own sdist. This script
 finds, before CI tries to pack, what would break that:
 
 - a requirement that is not pinned (``name==version``), or strict mode switched off;
 - a pinned sdist that builds native code: C/C++/Cython/Rust/Fortran sources, a build
   backend or build requirement that compiles (maturin, setuptools-rust, Cython, cffi,
   pybind11, scikit-build, meson-python), or a setup.py that declares extension modules;
+- with ``--no-binary=:all:``, a build requirement (the newest release its range admits, as
+  pip picks it) or one of its dependencies whose own sdist builds native code (lightkube
+  0.22.0's uv_build is Rust);
 - a dependency (from the sdist's own metadata, markers read for the charm's Python) that
   requirements.txt does not pin, or pins outside the range asked for;
 - a binary-allowed package with no wheel for the charm's Python and architecture, or spelt
@@ -44,7 +52,9 @@ import yaml
 from packaging import tags
 from packaging.markers import default_environment
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -73,6 +83,10 @@ NATIVE_BUILD = {
     "meson-python",
     "cmake",
 }
+# pip's build requirement for an sdist without [build-system] (PEP 518's default).
+DEFAULT_BUILD_REQUIRES = ("setuptools>=40.8.0",)
+# Sources under these folders are tests, fixtures or documentation: never built.
+NOT_BUILT_DIRS = {"tests", "test", "testing", "fixtures", "docs", "doc", "examples"}
 SETUP_PY_NATIVE = re.compile(r"\b(ext_modules|Extension\(|cffi_modules|rust_extensions)")
 
 Fetch = Callable[[str], bytes]
@@ -232,24 +246,38 @@ def open_sdist(filename: str, data: bytes) -> Sdist:
     return Sdist(tuple(names), text("pyproject.toml"), text("setup.py"), text("PKG-INFO"))
 
 
+def _build_system(sdist: Sdist) -> dict[str, Any]:
+    if sdist.pyproject is None:
+        return {}
+    try:
+        build = tomllib.loads(sdist.pyproject).get("build-system", {})
+    except tomllib.TOMLDecodeError:
+        return {}
+    return build if isinstance(build, dict) else {}
+
+
 def native_build_reasons(sdist: Sdist) -> list[str]:
     """Why building this sdist would need a compiler or Rust (empty: pure Python)."""
     reasons: list[str] = []
+    build = _build_system(sdist)
     sources = sorted(
         name
         for name in sdist.names
-        if PurePosixPath(name).suffix.lower() in NATIVE_SUFFIXES
-        or PurePosixPath(name).name in NATIVE_FILES
+        if (
+            PurePosixPath(name).suffix.lower() in NATIVE_SUFFIXES
+            or PurePosixPath(name).name in NATIVE_FILES
+        )
+        and not NOT_BUILT_DIRS & set(PurePosixPath(name).parts[1:-1])
     )
-    if sources:
+    # A backend that builds itself from its own tree and needs nothing else (backend-path, no
+    # requires: setuptools, hatchling, flit-core, pdm-backend) has nothing to compile with;
+    # setuptools' launcher.c is for Windows and never compiled.
+    builds_itself = "backend-path" in build and not build.get("requires")
+    if sources and not builds_itself:
         shown = ", ".join(s.split("/", 1)[-1] for s in sources[:3])
         more = f" and {len(sources) - 3} more" if len(sources) > 3 else ""
         reasons.append(f"ships native sources ({shown}{more})")
     if sdist.pyproject is not None:
-        try:
-            build = tomllib.loads(sdist.pyproject).get("build-system", {})
-        except tomllib.TOMLDecodeError:
-            build = {}
         backend = str(build.get("build-backend", ""))
         needs = []
         for line in build.get("requires", []):
@@ -257,7 +285,7 @@ def native_build_reasons(sdist: Sdist) -> list[str]:
                 needs.append(canonicalize_name(Requirement(line).name))
             except InvalidRequirement:
                 continue
-        native = sorted(n for n in needs if n in NATIVE_BUILD)
+        native = sorted({n for n in needs if n in NATIVE_BUILD})
         if native:
             reasons.append(f"build requires {', '.join(native)}")
         if backend.split(".")[0] in {"maturin", "mesonpy", "scikit_build_core", "setuptools_rust"}:
@@ -265,6 +293,19 @@ def native_build_reasons(sdist: Sdist) -> list[str]:
     if sdist.setup_py is not None and SETUP_PY_NATIVE.search(sdist.setup_py):
         reasons.append("setup.py declares extension modules")
     return reasons
+
+
+def build_requires(sdist: Sdist) -> list[Requirement]:
+    """What pip installs into this sdist's build environment (PEP 517/518)."""
+    build = _build_system(sdist)
+    lines = [str(line) for line in build.get("requires", DEFAULT_BUILD_REQUIRES)]
+    out = []
+    for line in lines:
+        try:
+            out.append(Requirement(line))
+        except InvalidRequirement:
+            continue
+    return out
 
 
 def requires_dist(pkg_info: str | None) -> list[Requirement]:
@@ -308,6 +349,78 @@ def wheel_fits(filename: str, supported: set[tags.Tag]) -> bool:
     return bool(set(wheel_tags) & supported)
 
 
+def newest_sdist(
+    fetch: Fetch, need: Requirement, python: str
+) -> tuple[str, dict[str, Any]] | None:
+    """The release pip would pick for a build requirement, built from source: the newest
+    final release in the range with an sdist for the charm's Python, and that sdist."""
+    url = PYPI.format(name=canonicalize_name(need.name))
+    releases = json.loads(fetch(url)).get("releases", {})
+    candidates = []
+    for raw, files in releases.items():
+        try:
+            version = Version(raw)
+        except InvalidVersion:
+            continue
+        if version.is_prerelease or not need.specifier.contains(version):
+            continue
+        for file in files:
+            needs_python = file.get("requires_python") or ""
+            try:
+                fits = not needs_python or SpecifierSet(needs_python).contains(python)
+            except InvalidSpecifier:
+                fits = True
+            if file.get("packagetype") == "sdist" and not file.get("yanked") and fits:
+                candidates.append((version, {**file, "url": urljoin(url, file["url"])}))
+                break
+    if not candidates:
+        return None
+    version, file = max(candidates, key=lambda candidate: candidate[0])
+    return str(version), file
+
+
+class BuildFromSource:
+    """``--no-binary=:all:``: each build requirement and its dependencies from their sdists.
+
+    Checks each distinct package once (the first range that reaches it), so a backend that
+    builds itself (setuptools, hatchling, flit-core) and shared dependencies end the walk.
+    """
+
+    def __init__(self, fetch: Fetch, cache: Path, target: Target) -> None:
+        self.fetch = fetch
+        self.cache = cache
+        self.target = target
+        self.env = target.marker_env()
+        self.seen: set[str] = set()
+
+    def problems(self, needs: Iterable[Requirement]) -> list[str]:
+        """Why building these from source would fail; each reason names its chain."""
+        problems: list[str] = []
+        for need in needs:
+            if need.marker is not None and not need.marker.evaluate(self.env):
+                continue
+            key = canonicalize_name(need.name)
+            if key in self.seen:
+                continue
+            self.seen.add(key)
+            picked = newest_sdist(self.fetch, need, self.target.python)
+            if picked is None:
+                problems.append(f"{need}: no release in range has an sdist to build from")
+                continue
+            version, file = picked
+            sdist = open_sdist(file["filename"], download(self.fetch, file, self.cache))
+            reasons = native_build_reasons(sdist)
+            if reasons:  # one reason is enough: what it would build with is moot
+                problems.append(
+                    f"{canonicalize_name(need.name)}=={version} needs a compiler or Rust "
+                    f"({'; '.join(reasons)})"
+                )
+                continue
+            problems += self.problems(build_requires(sdist))
+            problems += self.problems(requires_dist(sdist.pkg_info))
+        return problems
+
+
 def check(charm_dir: Path, fetch: Fetch, cache: Path) -> list[str]:
     pins, problems = read_pins(charm_dir / "requirements.txt")
     target, binary, part_problems = read_charm_part(charm_dir / "charmcraft.yaml")
@@ -325,6 +438,9 @@ def check(charm_dir: Path, fetch: Fetch, cache: Path) -> list[str]:
                 f"{pinned.name} from source: spell both {name!r}"
             )
     binary_keys = {canonicalize_name(name) for name in binary}
+    # charmcraft's get_pip_command: an empty list is --no-binary=:all:, which reaches the
+    # build environments; named packages make it --no-binary=<the others>, which does not.
+    from_source = BuildFromSource(fetch, cache, target) if not binary else None
     env = target.marker_env()
     supported = target.wheel_tags()
     for pin in pins:
@@ -359,6 +475,16 @@ def check(charm_dir: Path, fetch: Fetch, cache: Path) -> list[str]:
                 "allow its wheel in charm-binary-python-packages"
             )
         problems += closure_problems(pin, requires_dist(sdist.pkg_info), by_key, env)
+        if from_source is not None:
+            for need in build_requires(sdist):
+                for reason in from_source.problems([need]):
+                    problems.append(
+                        f"{pin.name}=={pin.version} needs {need} to build, and with "
+                        "charm-binary-python-packages empty charmcraft passes "
+                        f"--no-binary=:all:, so pip builds that from source too: {reason}. "
+                        "Name a package in charm-binary-python-packages (pip then takes "
+                        "build backends as wheels) or pick a version built by a pure backend"
+                    )
     return problems
 
 

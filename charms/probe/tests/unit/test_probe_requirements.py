@@ -83,6 +83,15 @@ def _reasons(files: dict[str, str]) -> list[str]:
 
 def test_a_pure_python_sdist_needs_nothing_to_build() -> None:
     assert _reasons(PURE) == []
+    # Sources a build never compiles: tests and fixtures (tomlkit's .go, pdm-backend's .c),
+    # and a backend that builds itself (setuptools' Windows launcher.c).
+    assert _reasons({**PURE, "tests/toml-test/main.go": "", "tests/fixtures/m/a.c": ""}) == []
+    self_built = {
+        "pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "setuptools.build_meta"'
+        '\nbackend-path = ["."]\n',
+        "launcher.c": "",
+    }
+    assert _reasons(self_built) == []
 
 
 @pytest.mark.parametrize(
@@ -311,3 +320,61 @@ def test_the_probes_own_requirements_are_pinned_and_strict() -> None:
     assert set(binary) <= names, "binary packages must be spelt as in requirements.txt"
     assert {"ops", "lightkube"} <= names
     assert "kubernetes" not in names, "kubernetes pulls pydantic-core (Rust) and aiohttp (C)"
+
+
+# --- build requirements: charmcraft's --no-binary reaches pip's build environments ---------
+
+UV_BUILD = '[build-system]\nrequires = ["uv_build>=0.8.0,<0.9"]\nbuild-backend = "uv_build"\n'
+
+
+def _uv_build_backend(index: Index) -> None:
+    """lightkube 0.22.0 as PyPI has it: built by uv_build, whose sdist is Rust (maturin)."""
+    index.add_sdist(
+        "lightkube", "0.22.0", sdist("lightkube", "0.22.0", {"pyproject.toml": UV_BUILD})
+    )
+    for version in ("0.8.3", "0.8.24", "0.9.1"):  # pip takes the newest the range admits
+        index.add_sdist("uv-build", version, sdist("uv_build", version, RUST))
+        index.add_wheel("uv-build", version, "py3-none-manylinux_2_17_x86_64")
+    for name, version in (("hatchling", "1.27.0"), ("setuptools", "80.9.0")):
+        index.add_sdist(name, version, sdist(name, version, SELF_BUILT))
+
+
+# hatchling, setuptools and flit-core build themselves: no build requirement of their own.
+SELF_BUILT = {
+    "pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "hatchling.ouroboros"\n'
+    'backend-path = ["src"]\n'
+}
+
+
+def test_with_binary_packages_named_build_backends_come_as_wheels(
+    tmp_path: Path, index: Index
+) -> None:
+    # charmcraft passes --no-binary=<every other requirement>: pip builds those from their
+    # sdists but takes build backends (uv_build, hatchling) as wheels.
+    _uv_build_backend(index)
+    assert _check(_charm(tmp_path, GOOD + "lightkube==0.22.0\n"), index) == []
+    assert not any("uv-build" in url or "uv_build" in url for url in index.fetched)
+
+
+def test_with_no_binary_packages_build_backends_are_built_from_source_too(
+    tmp_path: Path, index: Index
+) -> None:
+    # An empty charm-binary-python-packages makes charmcraft pass --no-binary=:all:, which
+    # pip applies to build requirements too: lightkube's uv_build then needs Rust.
+    _uv_build_backend(index)
+    charm = _charm(
+        tmp_path,
+        GOOD + "lightkube==0.22.0\n",
+        **{"charm-binary-python-packages": []},
+    )
+    problems = _check(charm, index)
+    assert any(p.startswith("pyyaml==6.0.4 needs a compiler") for p in problems), problems
+    (uv,) = [p for p in problems if "uv_build" in p or "uv-build" in p]
+    assert uv.startswith("lightkube==0.22.0 needs uv_build"), uv
+    assert "uv-build==0.8.24" in uv, "pip builds the newest release the range admits"
+    assert "build requires maturin" in uv
+    assert "--no-binary=:all:" in uv
+    assert "charm-binary-python-packages" in uv
+    # Pure sdists built by a backend that builds itself pass: hatchling is checked, once.
+    assert not any(p.startswith(("ops==", "hatchling")) for p in problems), problems
+    assert sum("/packages/hatchling-" in url for url in index.fetched) == 1
