@@ -62,7 +62,7 @@ def judge_sequence(
         parts.append("ignored background: " + ", ".join(result.background))
     if not_run:
         parts.append("not run to completion: " + ", ".join(not_run))
-    placed = [_placed_text(hook) for hook in expectation.optional]
+    placed = [_placed_text(hook, names) for hook in expectation.optional]
     if placed:
         parts.append("may also run: " + "; ".join(placed))
     verdict: Verdict = "match" if not result.missing and not result.unexpected else "deviation"
@@ -210,10 +210,12 @@ def _render(hook: HookName, bound: Mapping[str, str]) -> str:
     return hook.text
 
 
-def _placed_text(hook: OptionalHook) -> str:
+def _placed_text(hook: OptionalHook, names: Names) -> str:
+    """The hook as the charm names it (``workload-pebble-ready``), where it may run."""
     when = "" if hook.when == "always" else f", {hook.when} only"
     kind = "required" if hook.required else "optional"
-    return f"{hook.hook} ({kind}, {hook.where}{when})"
+    named = ", ".join(t.text for t in _targets(parse(hook.hook), names))
+    return f"{named} ({kind}, {hook.where}{when})"
 
 
 def hook_findings(

@@ -198,7 +198,9 @@ def test_repro_dry_run_live_prints_the_plan_for_the_clients_juju(
 def test_repro_refuses_juju_4_in_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, backend: str
 ) -> None:
-    monkeypatch.setattr("harness.live.drivers.client_version", lambda *a, **k: "4.0.1-ubuntu-amd64")
+    monkeypatch.setattr(
+        "harness.live.drivers.client_version", lambda *a, **k: "4.0.1-ubuntu-amd64"
+    )
     code, out, err = repro(
         capsys, "run", "lp1830745-pod-spec-set", "--backend", backend, "--dry-run",
         "--juju", "4.0",

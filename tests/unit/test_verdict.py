@@ -928,3 +928,13 @@ def test_one_dispatched_but_not_run_record_excuses_one_missing_copy_of_its_hook(
     assert both.verdict == "undetermined", both.detail
     # The mapping form (one reason per hook name) still excuses one copy, not every copy.
     assert judged({"upgrade-charm": missing}).verdict == "deviation"
+
+
+def test_a_finding_names_the_charms_containers_never_a_template() -> None:
+    # Settle and the verdict judge workload-pebble-ready; the report's words must say so too
+    # (they read "may also run: {container}-pebble-ready", a name no charm has).
+    expectation = load().expect("container-restart", "3.6", container="workload")
+    finding = judge_sequence(expectation, [], subject="app/0", containers=["workload"])
+    assert finding.verdict == "deviation"
+    assert "{" not in finding.expected + finding.detail
+    assert "workload-pebble-ready" in finding.detail
