@@ -222,19 +222,24 @@ class TwinClient:
         self._env = env
 
     def patch(self, res: Any, name: str, obj: Any, *, namespace: str | None = None) -> None:
+        from lightkube.core import generic_client
         from lightkube.core.exceptions import ApiError
 
         if not self._env.trusted:
-            # The Status body a real API server sends; lightkube reads code and reason from it.
+            # The answer a real API server sends, as lightkube receives it (over httpx up to
+            # lightkube 0.22, httpx2 from 1.0): ApiError reads code and reason from its body.
+            http: Any = vars(generic_client)["httpx"]  # the module lightkube itself uses
+            request = http.Request("PATCH", f"https://kubernetes.default.svc/{name}")
+            body = {
+                "kind": "Status",
+                "status": "Failure",
+                "reason": "Forbidden",
+                "code": 403,
+                "message": f"(simulated) statefulsets.apps {name!r} is forbidden: "
+                "application not trusted",
+            }
             raise ApiError(
-                status={
-                    "kind": "Status",
-                    "status": "Failure",
-                    "reason": "Forbidden",
-                    "code": 403,
-                    "message": f"(simulated) statefulsets.apps {name!r} is forbidden: "
-                    "application not trusted",
-                }
+                request=request, response=http.Response(403, json=body, request=request)
             )
         annotations = obj["spec"]["template"]["metadata"]["annotations"]
         self._env.patch_template(name, {str(k): str(v) for k, v in annotations.items()})
