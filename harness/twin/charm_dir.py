@@ -40,6 +40,24 @@ NOT_PACKED = frozenset(
 )
 WRITTEN_BY_OPS_TESTING = frozenset({"metadata.yaml", "config.yaml", "actions.yaml"})
 
+# What charmcraft packs as the charm's entry point (charmcraft/const.py DISPATCH_CONTENT at
+# charmcraft 4.4.0-17-g15966e95, with its default entrypoint src/charm.py). Juju runs it for
+# every hook; ops reads its presence as "Juju dispatches", and without it ops before 3
+# links hooks/<event> to hooks/install itself (a symlink loop on the twin's charm directory).
+DISPATCH = """#!/bin/sh
+
+JUJU_DISPATCH_PATH="${JUJU_DISPATCH_PATH:-$0}" PYTHONPATH=lib:venv \\
+  exec ./src/charm.py
+"""
+
+
+def add_dispatch(charm_dir: Path) -> None:
+    """The ``dispatch`` file of a packed charm, where the charm's folder has none."""
+    dispatch = charm_dir / "dispatch"
+    if not dispatch.exists():
+        dispatch.write_text(DISPATCH, encoding="utf-8")
+        dispatch.chmod(0o755)
+
 
 def unpack(source: Path, charm_dir: Path) -> None:
     """The charm's files from its source folder into a fresh charm directory."""

@@ -19,7 +19,7 @@ from ops import testing
 
 from harness.common.errors import EnvironmentUnavailable
 from harness.twin import layers
-from harness.twin.charm_dir import unpack
+from harness.twin.charm_dir import add_dispatch, unpack
 from harness.twin.clock import TwinClock, iso
 from harness.twin.image import image_for
 from harness.twin.model import CHARM_CONTAINER, App, ContainerRun, Pod, Unit
@@ -122,6 +122,7 @@ class Node:
             path.mkdir(parents=True)
             if source is not None:
                 unpack(source, path)
+            add_dispatch(path)
         return path
 
     def replace_pod(self, app: App, unit: Unit) -> None:

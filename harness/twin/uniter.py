@@ -186,8 +186,12 @@ class Uniter:
             "HOSTNAME": unit.pod.name,
             "PROBE_ROOTFS": str(unit.pod.containers[CHARM_CONTAINER].root),
         }
-        saved = {key: os.environ.get(key) for key in env}
+        # Each hook is a new process under Juju: ops' marker that it dispatched already
+        # (OPERATOR_DISPATCH, set by ops before 3) must not reach the next hook, which ops
+        # would otherwise abort as "charm called itself".
+        saved = {key: os.environ.get(key) for key in (*env, "OPERATOR_DISPATCH")}
         saved_uuid4 = uuid.uuid4
+        os.environ.pop("OPERATOR_DISPATCH", None)
         os.environ.update(env)
         uuid.uuid4 = self.next_uuid  # type: ignore[assignment]
         saved_resource_get = no_resource_is_a_model_error()

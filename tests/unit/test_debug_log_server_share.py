@@ -143,7 +143,9 @@ async def test_a_young_model_s_every_look_walks_all_it_stored_so_ours_stores_no_
 
 async def test_a_look_walks_what_its_batch_needs_not_the_history() -> None:
     """Once a stream holds more than a look asks for, a look walks back to its 200th
-    matching record, however long the model's history: bounded by the batch, not the log."""
+    matching record, or to the one-minute overlap behind the newest record read (records
+    stored late: harness.observe.log_cursor) when 200 do not reach it, however long the
+    model's history: bounded by the batch and the overlap, not the log."""
     walked_at = {}
     for history in (5_000, 50_000):
         controller, walks, sent = await settle_looks(
@@ -151,12 +153,14 @@ async def test_a_look_walks_what_its_batch_needs_not_the_history() -> None:
         )
         stored = len(controller.stored)
         assert stored >= history * 0.9
-        assert all(len(w) == 2 for w in walks)  # one request a stream: the batch sufficed
-        assert all(s == 2 * 200 for s in sent)  # two streams, 200 lines each
+        # Two streams; a stream grows its batch once (200, then 800) where 200 records of
+        # it (here 20 s at 100 ms apart) fall short of the minute of overlap.
+        assert all(len(w) <= 3 for w in walks)
+        assert all(s <= 2 * (200 + 800) for s in sent)
         walked_at[history] = max(sum(w) for w in walks)
         print(f"history {history}: {walks} records walked a look, {stored} stored")
     assert walked_at[50_000] <= 1.25 * walked_at[5_000]
-    assert walked_at[50_000] < 0.05 * 50_000
+    assert walked_at[50_000] < 0.1 * 50_000
 
 
 async def test_on_a_model_it_created_no_chatter_is_stored_to_be_walked() -> None:
