@@ -124,3 +124,15 @@ def test_the_readmes_tox_makes_its_envs_with_uv_and_runs_its_tests_on_every_core
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "\npython3 -m pip install tox tox-uv && python3 -m tox p\n" in readme
     assert "set -euo pipefail" in ci_run, "a failing test fails CI"
+
+
+def test_an_env_whose_commands_run_pip_has_pip_under_tox_uv() -> None:
+    # tox-uv makes each env with uv, which puts no pip in it: `python -m pip` in an env's
+    # commands then fails at once ("No module named pip"; the rehearsal env on a clean clone).
+
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(ROOT / "tox.ini")
+    for section in tox.sections():
+        run = tox[section].get("commands_pre", "") + tox[section].get("commands", "")
+        if "-m pip" in run:
+            assert tox[section].get("uv_seed", "").strip() == "true", section
