@@ -128,6 +128,8 @@ h1 { font-size: 1.7rem; line-height: 1.25; margin: 1.25rem 0 .5rem; }
 h2 { font-size: 1.35rem; margin: 2rem 0 .5rem; border-bottom: 1px solid var(--line); }
 h3 { font-size: 1.1rem; margin: 1.5rem 0 .4rem; }
 p, ul, ol, dl { margin: .4rem 0 .8rem; }
+/* A source path or a Go expression in a claim is one long word: it wraps on a phone. */
+p, li, blockquote { overflow-wrap: anywhere; }
 code { font-size: .92em; overflow-wrap: anywhere; }
 .lede { font-size: 1.08rem; color: var(--muted); }
 .scroll { overflow-x: auto; max-width: 100%; margin: .5rem 0 1rem; }
